@@ -1,0 +1,247 @@
+package dev.inference.client;
+
+import dev.inference.failure.DeadlineExceededException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The caller's side of one inference call: its cancellation, its deadline and its credentials,
+ * shared by every attempt of the call.
+ *
+ * <p>A context is <em>done</em> once it has been {@linkplain #cancel() cancelled} or its deadline
+ * has passed, whichever happens first; it never becomes undone. Views made with
+ * {@link #withAuthorizer(Authorizer)} share the cancellation and the deadline of the context they
+ * were made from. All methods are thread-safe; {@link #cancel()} may be called from any thread and
+ * wakes every thread {@linkplain #await(Duration) waiting} on the context at once.
+ */
+public final class CallContext {
+
+    private static final CallContext BACKGROUND = new CallContext(null, null, Clock.systemUTC(),
+            Authorizer.none());
+
+    private static final CompletionStage<Void> NEVER = new CompletableFuture<Void>().minimalCompletionStage();
+
+    private final @Nullable Cancellation cancellation;
+
+    private final @Nullable Instant deadline;
+
+    private final Clock clock;
+
+    private final Authorizer authorizer;
+
+    private CallContext(@Nullable Cancellation cancellation, @Nullable Instant deadline, Clock clock,
+            Authorizer authorizer) {
+        this.cancellation = cancellation;
+        this.deadline = deadline;
+        this.clock = clock;
+        this.authorizer = authorizer;
+    }
+
+    /**
+     * Returns the context that is never done and carries no credentials.
+     *
+     * @return the background context
+     */
+    public static CallContext background() {
+        return BACKGROUND;
+    }
+
+    /**
+     * Returns a new context without a deadline that is done once {@link #cancel()} is called.
+     *
+     * @return a new cancellable context with no credentials
+     */
+    public static CallContext cancellable() {
+        return new CallContext(new Cancellation(), null, Clock.systemUTC(), Authorizer.none());
+    }
+
+    /**
+     * Returns a new cancellable context whose deadline is {@code timeout} from now on the system
+     * clock.
+     *
+     * @param timeout how long the call may take; zero or negative makes a context that is already
+     *     done
+     * @return a new cancellable context with a deadline and no credentials
+     * @throws NullPointerException if {@code timeout} is {@code null}
+     * @throws ArithmeticException if the deadline is beyond what {@link Instant} can hold
+     */
+    public static CallContext withTimeout(Duration timeout) {
+        return withTimeout(timeout, Clock.systemUTC());
+    }
+
+    /**
+     * Returns a new cancellable context whose deadline is {@code timeout} from now on the given
+     * clock, which the context then uses to tell whether its deadline has passed.
+     *
+     * @param timeout how long the call may take; zero or negative makes a context that is already
+     *     done
+     * @param clock the clock that measures the deadline, such as a fixed or test clock
+     * @return a new cancellable context with a deadline and no credentials
+     * @throws NullPointerException if an argument is {@code null}
+     * @throws ArithmeticException if the deadline is beyond what {@link Instant} can hold
+     */
+    public static CallContext withTimeout(Duration timeout, Clock clock) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        Objects.requireNonNull(clock, "clock must not be null");
+        return new CallContext(new Cancellation(), clock.instant().plus(timeout), clock, Authorizer.none());
+    }
+
+    /**
+     * Cancels the call: the context and all its views become done, and every thread
+     * {@linkplain #await(Duration) waiting} on them wakes. Idempotent. Has no effect once the
+     * deadline has passed, since the context is then already done with that failure.
+     *
+     * @throws IllegalStateException if this is the {@linkplain #background() background} context
+     *     (or a view of it), which cannot be cancelled; use {@link #cancellable()}
+     */
+    public void cancel() {
+        if (this.cancellation == null) {
+            throw new IllegalStateException(
+                    "The background context cannot be cancelled; create the call's context with CallContext.cancellable()");
+        }
+        if (!deadlinePassed()) {
+            this.cancellation.cancel();
+        }
+    }
+
+    /**
+     * Tells whether the call is over from the caller's side: cancelled, or past its deadline.
+     *
+     * @return {@code true} once the context is done
+     */
+    public boolean isDone() {
+        return isCancelled() || deadlinePassed();
+    }
+
+    /**
+     * Returns the failure that a call made with this context must end with, if the context is done.
+     * Each call returns a new exception, so that its stack trace shows the caller.
+     *
+     * @return a {@link CancellationException} when the context was cancelled, a
+     *     {@link DeadlineExceededException} when its deadline passed, or empty when it is not done
+     */
+    public Optional<RuntimeException> failure() {
+        if (isCancelled()) {
+            return Optional.of(new CancellationException("The call was cancelled"));
+        }
+        if (deadlinePassed()) {
+            return Optional.of(new DeadlineExceededException("The call's deadline " + this.deadline + " has passed"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Returns the call's deadline.
+     *
+     * @return the deadline, or empty when the call has none
+     */
+    public Optional<Instant> deadline() {
+        return Optional.ofNullable(this.deadline);
+    }
+
+    /**
+     * Returns how long remains until the deadline, measured on this context's clock.
+     *
+     * @return the time left, {@link Duration#ZERO} once the deadline has passed, or empty when the
+     *     call has no deadline
+     */
+    public Optional<Duration> timeRemaining() {
+        if (this.deadline == null) {
+            return Optional.empty();
+        }
+        Duration left = Duration.between(this.clock.instant(), this.deadline);
+        return Optional.of(left.isNegative() ? Duration.ZERO : left);
+    }
+
+    /**
+     * Blocks the calling thread until the context is done or {@code timeout} has elapsed, whichever
+     * comes first. Holds no lock and does not pin a virtual thread; wakes as soon as the context is
+     * cancelled from another thread.
+     *
+     * @param timeout the longest time to wait; zero or negative does not wait
+     * @return {@link #isDone()} at the time of return
+     * @throws InterruptedException if the calling thread is interrupted while waiting (its interrupt
+     *     status is then cleared, as by {@link Thread#sleep(long)})
+     * @throws NullPointerException if {@code timeout} is {@code null}
+     */
+    public boolean await(Duration timeout) throws InterruptedException {
+        long nanos = saturatedNanos(Objects.requireNonNull(timeout, "timeout must not be null"));
+        if (this.deadline != null) {
+            nanos = Math.min(nanos, saturatedNanos(timeRemaining().orElseThrow()));
+        }
+        if (this.cancellation != null) {
+            this.cancellation.await(nanos);
+        }
+        else if (nanos > 0) {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        }
+        else if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return isDone();
+    }
+
+    /**
+     * Returns a stage that completes when the context is cancelled, so that a transport can abort
+     * an in-flight request. It does not complete when the deadline passes: a transport enforces
+     * the {@linkplain #deadline() deadline} itself, as its request timeout. Completing the returned
+     * stage's {@code toCompletableFuture()} has no effect on the context.
+     *
+     * @return the cancellation stage; one that never completes for the background context
+     */
+    public CompletionStage<Void> whenCancelled() {
+        return (this.cancellation != null) ? this.cancellation.stage() : NEVER;
+    }
+
+    /**
+     * Returns the authorizer that supplies this call's credentials to each attempt.
+     *
+     * @return the authorizer, {@link Authorizer#none()} unless one was set
+     */
+    public Authorizer authorizer() {
+        return this.authorizer;
+    }
+
+    /**
+     * Returns a view of this context with other credentials. The view shares this context's
+     * cancellation and deadline: cancelling either cancels both.
+     *
+     * @param authorizer the authorizer for every attempt of calls made with the view
+     * @return the view
+     * @throws NullPointerException if {@code authorizer} is {@code null}
+     */
+    public CallContext withAuthorizer(Authorizer authorizer) {
+        return new CallContext(this.cancellation, this.deadline, this.clock,
+                Objects.requireNonNull(authorizer, "authorizer must not be null"));
+    }
+
+    private boolean isCancelled() {
+        return this.cancellation != null && this.cancellation.isCancelled();
+    }
+
+    private boolean deadlinePassed() {
+        return this.deadline != null && !this.clock.instant().isBefore(this.deadline);
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        if (duration.isNegative()) {
+            return 0;
+        }
+        // Long.MAX_VALUE nanoseconds are some 292 years: a wait that long is a wait forever.
+        return (duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) ? Long.MAX_VALUE : duration.toNanos();
+    }
+
+    @Override
+    public String toString() {
+        return "CallContext[" + (isCancelled() ? "cancelled" : (this.cancellation != null) ? "cancellable" : "background")
+                + ((this.deadline != null) ? ", deadline=" + this.deadline : "") + "]";
+    }
+}

@@ -1,0 +1,55 @@
+package dev.inference.failure;
+
+import java.time.Duration;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The provider answered with an error status. Retryable for 408 (request timeout), 429 (too many
+ * requests) and 500 to 599 (server errors); permanent for every other status, in particular 400,
+ * 401 and 403, which no retry can mend.
+ */
+public class HttpStatusException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+
+    private final @Nullable Duration retryAfter;
+
+    /**
+     * Creates the exception.
+     *
+     * @param status the HTTP status code, from 100 to 999
+     * @param message what the provider said, for people; must not hold credentials
+     * @param retryAfter how long the provider asked the client to wait (from {@code Retry-After} or
+     *     {@code retry-after-ms}, see {@link RetryAfter}), or {@code null} when it did not ask
+     * @throws IllegalArgumentException if {@code status} is not a three-digit code
+     */
+    public HttpStatusException(int status, String message, @Nullable Duration retryAfter) {
+        super(message);
+        if (status < 100 || status > 999) {
+            throw new IllegalArgumentException("status must be a three-digit HTTP status code, was " + status);
+        }
+        this.status = status;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * Returns the HTTP status code.
+     *
+     * @return the status
+     */
+    public int status() {
+        return this.status;
+    }
+
+    /**
+     * Returns how long the provider asked the client to wait before trying again.
+     *
+     * @return the provider's delay, or empty when it gave none
+     */
+    public Optional<Duration> retryAfter() {
+        return Optional.ofNullable(this.retryAfter);
+    }
+}

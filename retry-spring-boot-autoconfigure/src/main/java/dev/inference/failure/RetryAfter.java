@@ -1,0 +1,145 @@
+package dev.inference.failure;
+
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Parses the delays that providers send with a 429 or 503, for transports that build
+ * {@link HttpStatusException}s.
+ *
+ * <p>Both parsers are total: garbage, zero, negative values and dates in the past give an empty
+ * result, and enormous values saturate to the largest {@link Duration}; neither ever throws for any
+ * header value. Capping the delay to something sensible is the retry schedule's job, not the
+ * parser's.
+ */
+public final class RetryAfter {
+
+    /** The largest whole number of seconds a {@link Duration} holds. */
+    private static final Duration SATURATED = Duration.ofSeconds(Long.MAX_VALUE);
+
+    // RFC 9110 section 5.6.7: recipients accept the IMF-fixdate and the two obsolete forms.
+    private static final List<DateTimeFormatter> HTTP_DATES = List.of(
+            DateTimeFormatter.RFC_1123_DATE_TIME,
+            new DateTimeFormatterBuilder().appendPattern("EEEE, dd-MMM-")
+                    .appendValueReduced(ChronoField.YEAR, 2, 2, 1970)
+                    .appendPattern(" HH:mm:ss 'GMT'").toFormatter(Locale.US).withZone(ZoneOffset.UTC),
+            new DateTimeFormatterBuilder().appendPattern("EEE MMM ").padNext(2).appendValue(ChronoField.DAY_OF_MONTH)
+                    .appendPattern(" HH:mm:ss yyyy").toFormatter(Locale.US).withZone(ZoneOffset.UTC));
+
+    private RetryAfter() {
+    }
+
+    /**
+     * Parses an HTTP {@code Retry-After} header value in either of its forms: delta-seconds
+     * ({@code "120"}) or an HTTP-date ({@code "Wed, 21 Oct 2026 07:28:00 GMT"}), in which case the
+     * delay is the time from the clock's now until that date.
+     *
+     * @param headerValue the header's value, or {@code null} when the header is absent; surrounding
+     *     white space is ignored
+     * @param clock the clock that says what "now" is for an HTTP-date
+     * @return the positive delay, or empty when the value is absent, garbage, zero, negative or a
+     *     date that is not in the future
+     * @throws NullPointerException if {@code clock} is {@code null}
+     */
+    public static Optional<Duration> parse(@Nullable String headerValue, Clock clock) {
+        Objects.requireNonNull(clock, "clock must not be null");
+        if (headerValue == null) {
+            return Optional.empty();
+        }
+        String value = headerValue.strip();
+        if (isDigits(value, 0, value.length())) {
+            return positive(seconds(value));
+        }
+        Instant date = parseHttpDate(value);
+        return (date != null) ? positive(Duration.between(clock.instant(), date)) : Optional.empty();
+    }
+
+    /**
+     * Parses a {@code retry-after-ms} header value: a non-negative number of milliseconds, which
+     * may have a fraction ({@code "1500"}, {@code "20.5"}).
+     *
+     * @param headerValue the header's value, or {@code null} when the header is absent; surrounding
+     *     white space is ignored
+     * @return the positive delay, or empty when the value is absent, garbage, zero or negative
+     */
+    public static Optional<Duration> parseMillis(@Nullable String headerValue) {
+        if (headerValue == null) {
+            return Optional.empty();
+        }
+        String value = headerValue.strip();
+        int dot = value.indexOf('.');
+        int end = (dot >= 0) ? dot : value.length();
+        if (!isDigits(value, 0, end) || (dot >= 0 && !isDigits(value, dot + 1, value.length()))) {
+            return Optional.empty();
+        }
+        Duration whole = millis(value.substring(0, end));
+        if (dot < 0 || whole.equals(SATURATED)) {
+            return positive(whole);
+        }
+        // Nanoseconds are the finest a Duration holds: keep six digits of the fraction.
+        String fraction = (value.substring(dot + 1) + "000000").substring(0, 6);
+        return positive(whole.plusNanos(Long.parseLong(fraction)));
+    }
+
+    private static Duration seconds(String digits) {
+        return fitsInLong(digits) ? Duration.ofSeconds(Long.parseLong(digits)) : SATURATED;
+    }
+
+    private static Duration millis(String digits) {
+        return fitsInLong(digits) ? Duration.ofMillis(Long.parseLong(digits)) : SATURATED;
+    }
+
+    private static boolean fitsInLong(String digits) {
+        String significant = stripLeadingZeros(digits);
+        return significant.length() < 19
+                || (significant.length() == 19 && significant.compareTo(Long.toString(Long.MAX_VALUE)) <= 0);
+    }
+
+    private static String stripLeadingZeros(String digits) {
+        int i = 0;
+        while (i < digits.length() - 1 && digits.charAt(i) == '0') {
+            i++;
+        }
+        return digits.substring(i);
+    }
+
+    private static boolean isDigits(String value, int from, int to) {
+        if (from >= to) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static @Nullable Instant parseHttpDate(String value) {
+        for (DateTimeFormatter format : HTTP_DATES) {
+            try {
+                return Instant.from(format.parse(value));
+            }
+            catch (DateTimeException notThisForm) {
+                // try the next form
+            }
+        }
+        return null;
+    }
+
+    private static Optional<Duration> positive(Duration delay) {
+        return (delay.isNegative() || delay.isZero()) ? Optional.empty() : Optional.of(delay);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.inference.retry;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Calls a client's listeners in order, so that a listener that throws a {@link RuntimeException}
+ * neither breaks the call nor keeps the listeners after it from being told. Errors propagate.
+ */
+final class ContainedListener implements RetryListener {
+
+    private static final System.Logger logger = System.getLogger(RetryClient.class.getName());
+
+    private final List<RetryListener> listeners;
+
+    ContainedListener(List<RetryListener> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    @Override
+    public void attemptFinished(AttemptEvent event) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.attemptFinished(event);
+            }
+            catch (RuntimeException ex) {
+                contain(listener, "attemptFinished", event, ex);
+            }
+        }
+    }
+
+    @Override
+    public void retryScheduled(AttemptEvent failed, Duration delay) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.retryScheduled(failed, delay);
+            }
+            catch (RuntimeException ex) {
+                contain(listener, "retryScheduled", failed, ex);
+            }
+        }
+    }
+
+    @Override
+    public void exhausted(AttemptEvent last, ExhaustedException exception) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.exhausted(last, exception);
+            }
+            catch (RuntimeException ex) {
+                contain(listener, "exhausted", last, ex);
+            }
+        }
+    }
+
+    private static void contain(RetryListener listener, String method, AttemptEvent event, RuntimeException ex) {
+        logger.log(Level.WARNING, () -> "RetryListener " + listener + " threw from " + method + " for attempt "
+                + event.attempt() + " of client '" + event.client() + "'; the call goes on", ex);
+    }
+
+    @Override
+    public String toString() {
+        return this.listeners.toString();
+    }
+}

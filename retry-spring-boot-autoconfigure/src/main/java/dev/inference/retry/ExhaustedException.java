@@ -1,0 +1,52 @@
+package dev.inference.retry;
+
+import java.util.Objects;
+
+/**
+ * A call failed on every attempt its policy allowed, each time with a retryable failure.
+ *
+ * <p>The {@linkplain #getCause() cause} is the last attempt's typed failure. This exception is
+ * itself never retryable, so decorators nested inside one another do not multiply attempts.
+ */
+public class ExhaustedException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int attempts;
+
+    /**
+     * Creates the exception.
+     *
+     * @param attempts how many attempts were made; at least 1
+     * @param cause the last attempt's typed failure
+     * @throws NullPointerException if {@code cause} is {@code null}
+     * @throws IllegalArgumentException if {@code attempts} is less than 1
+     */
+    public ExhaustedException(int attempts, RuntimeException cause) {
+        super("Gave up after " + attempts + ((attempts == 1) ? " attempt" : " attempts") + ": "
+                + Objects.requireNonNull(cause, "cause must not be null"), cause);
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
+        }
+        this.attempts = attempts;
+    }
+
+    /**
+     * Returns how many attempts were made.
+     *
+     * @return the number of attempts, at least 1
+     */
+    public int attempts() {
+        return this.attempts;
+    }
+
+    /**
+     * Returns the last attempt's typed failure.
+     *
+     * @return the cause, never {@code null}
+     */
+    @Override
+    public RuntimeException getCause() {
+        return (RuntimeException) super.getCause();
+    }
+}

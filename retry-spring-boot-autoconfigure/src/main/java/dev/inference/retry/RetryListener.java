@@ -1,0 +1,43 @@
+package dev.inference.retry;
+
+import java.time.Duration;
+
+/**
+ * Observes the attempts of a {@link RetryClient}, for metrics, logs or traces.
+ *
+ * <p>Methods are called on the calling thread, synchronously, in this order for each attempt:
+ * {@link #attemptFinished}, then either {@link #retryScheduled} (when the client is about to wait and
+ * try again) or {@link #exhausted} (when it gives up on a transient failure), or nothing more (on
+ * success, on a permanent failure, or when the wait is not made because the deadline would pass).
+ * A {@link RuntimeException} thrown by a listener is contained and logged; it never changes the
+ * call. An {@link Error} propagates. Every method has a no-op default, so the interface can grow.
+ */
+public interface RetryListener {
+
+    /**
+     * Called after every attempt, successful or not.
+     *
+     * @param event the attempt
+     */
+    default void attemptFinished(AttemptEvent event) {
+    }
+
+    /**
+     * Called before each wait, after a retryable failure, with the exact delay about to be waited.
+     *
+     * @param failed the attempt that failed
+     * @param delay the wait before the next attempt
+     */
+    default void retryScheduled(AttemptEvent failed, Duration delay) {
+    }
+
+    /**
+     * Called once when a call gives up because its last allowed attempt failed with a retryable
+     * failure, right before {@code exception} is thrown.
+     *
+     * @param last the last attempt
+     * @param exception the exception the call ends with
+     */
+    default void exhausted(AttemptEvent last, ExhaustedException exception) {
+    }
+}

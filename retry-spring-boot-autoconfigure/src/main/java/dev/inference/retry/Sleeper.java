@@ -1,0 +1,35 @@
+package dev.inference.retry;
+
+import dev.inference.client.CallContext;
+import java.time.Duration;
+
+/**
+ * Waits out a backoff delay: the seam through which a {@link RetryClient} passes time.
+ *
+ * <p>The {@linkplain #system() system sleeper} really waits; tests supply one that advances a
+ * virtual clock or cancels the context instead, so that retry schedules run without sleeping.
+ */
+@FunctionalInterface
+public interface Sleeper {
+
+    /**
+     * Returns once {@code delay} has elapsed or {@code context} is done, whichever comes first.
+     * The caller checks the context afterwards, so returning early without saying why is fine.
+     *
+     * @param delay the wait, positive
+     * @param context the call's context, whose cancellation must end the wait at once
+     * @throws InterruptedException if the waiting thread was interrupted
+     */
+    void sleep(Duration delay, CallContext context) throws InterruptedException;
+
+    /**
+     * Returns the sleeper that waits in real time, parking the thread (without holding a lock or
+     * pinning a virtual thread) until the delay elapses or the context is cancelled or reaches its
+     * deadline.
+     *
+     * @return the system sleeper, which delegates to {@link CallContext#await(Duration)}
+     */
+    static Sleeper system() {
+        return (delay, context) -> context.await(delay);
+    }
+}
