@@ -1,0 +1,76 @@
+package dev.inference.sample;
+
+import dev.inference.client.Authorizer;
+import dev.inference.client.InferenceClient;
+import dev.inference.sample.openai.OpenAiCompatibleClient;
+import dev.inference.sample.provider.FaultMix;
+import dev.inference.sample.provider.FlakyProvider;
+import java.net.URI;
+import java.net.http.HttpClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.StringUtils;
+
+/**
+ * Wires the sample's one {@link InferenceClient}, named {@code openai}, to the embedded provider or
+ * to {@code sample.inference.base-url}. The retry starter then wraps it in a retry decorator.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties({ SampleInferenceProperties.class, SampleProviderProperties.class })
+class SampleConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @Conditional(OnEmbeddedProviderCondition.class)
+    FlakyProvider flakyProvider(SampleProviderProperties properties) {
+        FaultMix faults;
+        try {
+            faults = properties.getFaults().toFaultMix();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("Invalid sample.provider.faults: " + ex.getMessage(), ex);
+        }
+        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter());
+    }
+
+    @Bean
+    Authorizer inferenceAuthorizer(SampleInferenceProperties properties) {
+        String apiKey = properties.getApiKey();
+        return StringUtils.hasText(apiKey) ? new BearerTokenAuthorizer(apiKey.strip()) : Authorizer.none();
+    }
+
+    @Bean
+    HttpClient inferenceHttpClient(SampleInferenceProperties properties) {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(properties.getConnectTimeout())
+                .build();
+    }
+
+    // Declared as InferenceClient: the retry starter replaces the bean with a decorator of that type.
+    @Bean
+    InferenceClient openai(SampleInferenceProperties properties, HttpClient inferenceHttpClient,
+            ObjectProvider<FlakyProvider> embedded) {
+        OpenAiCompatibleClient.Builder builder = OpenAiCompatibleClient.builder(baseUrl(properties, embedded))
+                .httpClient(inferenceHttpClient);
+        if (properties.getResponseTimeout() != null) {
+            builder.responseTimeout(properties.getResponseTimeout());
+        }
+        return builder.build();
+    }
+
+    private static URI baseUrl(SampleInferenceProperties properties, ObjectProvider<FlakyProvider> embedded) {
+        URI configured = properties.getBaseUrl();
+        if (configured != null && StringUtils.hasText(configured.toString())) {
+            return configured;
+        }
+        FlakyProvider provider = embedded.getIfAvailable();
+        if (provider == null) {
+            throw new IllegalStateException("No inference provider: set sample.inference.base-url to an "
+                    + "OpenAI-compatible endpoint, or leave sample.provider.enabled true to use the embedded one");
+        }
+        return provider.baseUrl();
+    }
+}

@@ -1,0 +1,373 @@
+package dev.inference.sample.openai;
+
+import dev.inference.client.Authorizer;
+import dev.inference.client.CallContext;
+import dev.inference.client.HalfOpenStreamException;
+import dev.inference.client.InferenceClient;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
+import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.failure.RetryAfter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@link InferenceClient} for an OpenAI-compatible provider: each call is one
+ * {@code POST {baseUrl}/v1/chat/completions} with the JSON body
+ * {@code {"model":..., "messages":[{"role":"user","content":input}], "stream":...}}, sent through
+ * the JDK's {@link HttpClient}. It makes exactly one attempt per call; retrying is a decorator's job.
+ *
+ * <h2>Failures</h2>
+ * <ul>
+ * <li>The connection refused, reset or timed out, the body cut before it was complete, or a
+ * response that is not the expected JSON: {@link NetworkException}, with the transport's or the
+ * parser's exception as its cause.</li>
+ * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
+ * delay, read from {@code retry-after-ms} (milliseconds) or else {@code Retry-After} (seconds or an
+ * HTTP date, measured on this client's clock). The error body is read (at most
+ * {@value #ERROR_BODY_LIMIT} bytes) and closed; only its {@code error.code} (or {@code error.type})
+ * identifier goes into the message.</li>
+ * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
+ * {@link CancellationException}. Its deadline passing: the same, with a
+ * {@link DeadlineExceededException}. A context that is already done fails the call with its
+ * {@linkplain CallContext#failure() failure} before anything is sent.</li>
+ * </ul>
+ * Messages never hold the request body, the credentials or the response body.
+ *
+ * <h2>Streams</h2>
+ * {@link #stream} sends {@code "stream": true} and reads server-sent events. Each event whose chunk
+ * carries text in {@code choices[0].delta.content} becomes one
+ * {@link dev.inference.client.StreamEvent} holding that text; chunks without text (the role
+ * announcement, the finish reason) are skipped, and {@code data: [DONE]} ends the stream normally.
+ * The stream counts as established once the first event (or {@code [DONE]}) has been read: if the
+ * status was 2xx but that first read fails, {@code stream} throws a
+ * {@link HalfOpenStreamException} carrying the reader and the typed failure. After that, every
+ * failure (the connection cut, the body ending without {@code [DONE]}, a malformed chunk) ends the
+ * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}.
+ *
+ * <h2>Credentials</h2>
+ * The context's {@link Authorizer} is asked once per call, just before the request is built, and
+ * every entry of its map is sent as a request header (such as {@code Authorization: Bearer ...}).
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class OpenAiCompatibleClient implements InferenceClient {
+
+    /** The path of the chat-completions operation, appended to the base URL. */
+    public static final String CHAT_COMPLETIONS_PATH = "/v1/chat/completions";
+
+    /** Enough for any provider's error object; a longer body is cut off unread. */
+    private static final int ERROR_BODY_LIMIT = 16 * 1024;
+
+    private final URI endpoint;
+
+    private final HttpClient http;
+
+    private final Clock clock;
+
+    private final @Nullable Duration responseTimeout;
+
+    private final ChatCompletions json = new ChatCompletions();
+
+    private OpenAiCompatibleClient(Builder builder) {
+        this.endpoint = builder.endpoint;
+        this.http = builder.http;
+        this.clock = builder.clock;
+        this.responseTimeout = builder.responseTimeout;
+    }
+
+    /**
+     * Starts building a client.
+     *
+     * @param baseUrl the provider's base URL, such as {@code http://127.0.0.1:8081}; the
+     *     chat-completions path is appended to it
+     * @return a builder with an HTTP/1.1 {@link HttpClient}, the system UTC clock and no response
+     *     timeout other than the call's deadline
+     * @throws NullPointerException if {@code baseUrl} is {@code null}
+     * @throws IllegalArgumentException if {@code baseUrl} is not an absolute {@code http} or
+     *     {@code https} URI without query or fragment
+     */
+    public static Builder builder(URI baseUrl) {
+        return new Builder(baseUrl);
+    }
+
+    /**
+     * Returns the URI every request is sent to.
+     *
+     * @return the base URL followed by {@value #CHAT_COMPLETIONS_PATH}
+     */
+    public URI endpoint() {
+        return this.endpoint;
+    }
+
+    /**
+     * Performs one chat completion.
+     *
+     * @return the text of {@code choices[0].message.content}, with {@code attempts() == 0}
+     * @throws RuntimeException a {@link NetworkException}, {@link HttpStatusException},
+     *     {@link CancellationException} or {@link DeadlineExceededException}, as described in the
+     *     class documentation
+     */
+    @Override
+    public InferenceResponse invoke(InferenceRequest request, CallContext context) {
+        Objects.requireNonNull(request, "request must not be null");
+        try (AttemptGuard guard = AttemptGuard.start(context)) {
+            HttpResponse<InputStream> response = exchange(request, false, context.authorizer(), guard);
+            byte[] body;
+            try (InputStream in = response.body()) {
+                body = in.readAllBytes();
+            }
+            catch (IOException ex) {
+                throw guard.abortFailure(ex).orElseGet(
+                        () -> new NetworkException("The connection was cut before the response was complete", ex));
+            }
+            // An abort closes the body, which then reads as a short but clean end.
+            guard.abortFailure(null).ifPresent((aborted) -> {
+                throw aborted;
+            });
+            return InferenceResponse.of(this.json.content(body));
+        }
+    }
+
+    /**
+     * Opens a streamed chat completion and reads it up to its first event.
+     *
+     * @return the open reader; the caller must close it
+     * @throws HalfOpenStreamException if the status was 2xx but reading the first event failed
+     * @throws RuntimeException a {@link NetworkException}, {@link HttpStatusException},
+     *     {@link CancellationException} or {@link DeadlineExceededException}, as described in the
+     *     class documentation
+     */
+    @Override
+    public StreamReader stream(InferenceRequest request, CallContext context) {
+        Objects.requireNonNull(request, "request must not be null");
+        AttemptGuard guard = AttemptGuard.start(context);
+        SseStreamReader reader;
+        try {
+            reader = new SseStreamReader(exchange(request, true, context.authorizer(), guard).body(), guard, this.json);
+        }
+        catch (RuntimeException | Error ex) {
+            guard.close();
+            throw ex;
+        }
+        try {
+            reader.hasNext();
+        }
+        catch (RuntimeException ex) {
+            throw new HalfOpenStreamException(reader, ex);
+        }
+        return reader;
+    }
+
+    /** Sends the request and returns the 2xx response, whose body the guard closes on abort. */
+    private HttpResponse<InputStream> exchange(InferenceRequest request, boolean stream, Authorizer authorizer,
+            AttemptGuard guard) {
+        HttpRequest httpRequest = httpRequest(request, stream, authorizer);
+        CompletableFuture<HttpResponse<InputStream>> inFlight = this.http.sendAsync(httpRequest,
+                HttpResponse.BodyHandlers.ofInputStream());
+        guard.onAbort(() -> inFlight.cancel(true));
+        HttpResponse<InputStream> response = await(inFlight, guard);
+        guard.onAbort(() -> closeQuietly(response.body()));
+        if (response.statusCode() / 100 != 2) {
+            throw statusFailure(response);
+        }
+        return response;
+    }
+
+    private HttpRequest httpRequest(InferenceRequest request, boolean stream, Authorizer authorizer) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(this.endpoint)
+                .header("Content-Type", "application/json")
+                .header("Accept", stream ? "text/event-stream" : "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(this.json.requestBody(request, stream)));
+        if (this.responseTimeout != null) {
+            builder.timeout(this.responseTimeout);
+        }
+        Map<String, String> credentials = Objects.requireNonNull(authorizer.authorize(),
+                "The context's Authorizer returned null instead of a map of headers");
+        credentials.forEach(builder::setHeader);
+        return builder.build();
+    }
+
+    private HttpResponse<InputStream> await(CompletableFuture<HttpResponse<InputStream>> inFlight,
+            AttemptGuard guard) {
+        try {
+            return inFlight.get();
+        }
+        catch (CancellationException ex) {
+            throw guard.abortFailure(ex).orElseThrow(() -> ex);
+        }
+        catch (InterruptedException ex) {
+            inFlight.cancel(true);
+            Thread.currentThread().interrupt();
+            CancellationException cancelled = new CancellationException(
+                    "Interrupted while waiting for the provider");
+            cancelled.initCause(ex);
+            throw cancelled;
+        }
+        catch (ExecutionException ex) {
+            Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw guard.abortFailure(cause).orElseGet(() -> networkFailure(cause));
+        }
+    }
+
+    private RuntimeException networkFailure(Throwable cause) {
+        if (cause instanceof HttpConnectTimeoutException) {
+            return new NetworkException("Connecting to the provider timed out", cause);
+        }
+        if (cause instanceof HttpTimeoutException) {
+            return new NetworkException("The provider sent no response within " + this.responseTimeout, cause);
+        }
+        if (cause instanceof ConnectException) {
+            return new NetworkException("The provider refused the connection", cause);
+        }
+        if (cause instanceof IOException) {
+            return new NetworkException("The connection failed before the provider's response arrived", cause);
+        }
+        // Not the transport: an IllegalArgumentException from the request, say. Unchanged.
+        return (cause instanceof RuntimeException runtime) ? runtime
+                : new NetworkException("The request failed before the provider's response arrived", cause);
+    }
+
+    private HttpStatusException statusFailure(HttpResponse<InputStream> response) {
+        int status = response.statusCode();
+        HttpHeaders headers = response.headers();
+        Duration retryAfter = RetryAfter.parseMillis(headers.firstValue("retry-after-ms").orElse(null))
+                .or(() -> RetryAfter.parse(headers.firstValue("Retry-After").orElse(null), this.clock))
+                .orElse(null);
+        byte[] errorBody;
+        try (InputStream in = response.body()) {
+            errorBody = in.readNBytes(ERROR_BODY_LIMIT);
+        }
+        catch (IOException ex) {
+            // The status is the failure; a body lost in transit changes nothing about it.
+            errorBody = new byte[0];
+        }
+        String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");
+        return new HttpStatusException(status, "The provider answered " + status + code + " to POST "
+                + CHAT_COMPLETIONS_PATH, retryAfter);
+    }
+
+    private static void closeQuietly(InputStream body) {
+        try {
+            body.close();
+        }
+        catch (IOException ex) {
+            // Aborting: the body is abandoned either way.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "OpenAiCompatibleClient[endpoint=" + this.endpoint + "]";
+    }
+
+    /**
+     * Builds an {@link OpenAiCompatibleClient}. Not thread-safe; the built client keeps no
+     * reference to the builder.
+     */
+    public static final class Builder {
+
+        private final URI endpoint;
+
+        private HttpClient http;
+
+        private Clock clock = Clock.systemUTC();
+
+        private @Nullable Duration responseTimeout;
+
+        private Builder(URI baseUrl) {
+            this.endpoint = endpoint(Objects.requireNonNull(baseUrl, "baseUrl must not be null"));
+            this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        }
+
+        private static URI endpoint(URI baseUrl) {
+            String scheme = baseUrl.getScheme();
+            if (!baseUrl.isAbsolute() || baseUrl.getHost() == null
+                    || !("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
+                    || baseUrl.getRawQuery() != null || baseUrl.getRawFragment() != null) {
+                throw new IllegalArgumentException("baseUrl must be an absolute http or https URI without query or "
+                        + "fragment, such as http://127.0.0.1:8081, was " + baseUrl);
+            }
+            String base = baseUrl.toString();
+            while (base.endsWith("/")) {
+                base = base.substring(0, base.length() - 1);
+            }
+            return URI.create(base + CHAT_COMPLETIONS_PATH);
+        }
+
+        /**
+         * Sets the HTTP client, for its connect timeout, proxy, TLS or executor settings.
+         *
+         * @param http the client; HTTP/1.1 and HTTP/2 both work
+         * @return this builder
+         * @throws NullPointerException if {@code http} is {@code null}
+         */
+        public Builder httpClient(HttpClient http) {
+            this.http = Objects.requireNonNull(http, "http must not be null");
+            return this;
+        }
+
+        /**
+         * Sets the clock that an HTTP-date {@code Retry-After} is measured against.
+         *
+         * @param clock the clock
+         * @return this builder
+         * @throws NullPointerException if {@code clock} is {@code null}
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock must not be null");
+            return this;
+        }
+
+        /**
+         * Sets how long to wait for the response's status and headers, per attempt. When it passes,
+         * the attempt fails with a (retryable) {@link NetworkException}, unlike the call's deadline,
+         * which ends the call. Unary providers send their headers only once the whole completion is
+         * generated, so this must allow for the slowest completion.
+         *
+         * @param responseTimeout the timeout, positive
+         * @return this builder
+         * @throws NullPointerException if {@code responseTimeout} is {@code null}
+         * @throws IllegalArgumentException if {@code responseTimeout} is zero or negative
+         */
+        public Builder responseTimeout(Duration responseTimeout) {
+            Objects.requireNonNull(responseTimeout, "responseTimeout must not be null");
+            if (responseTimeout.isNegative() || responseTimeout.isZero()) {
+                throw new IllegalArgumentException("responseTimeout must be positive, was " + responseTimeout);
+            }
+            this.responseTimeout = responseTimeout;
+            return this;
+        }
+
+        /**
+         * Builds the client.
+         *
+         * @return the client
+         */
+        public OpenAiCompatibleClient build() {
+            return new OpenAiCompatibleClient(this);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.inference.sample.openai;
+
+import dev.inference.client.StreamEvent;
+import dev.inference.client.StreamReader;
+import dev.inference.client.StreamResult;
+import dev.inference.failure.NetworkException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads a chat-completions stream of server-sent events: each event's {@code data} is one chunk,
+ * whose {@code choices[0].delta.content} text becomes one {@link StreamEvent} (chunks without
+ * text are skipped), and {@code data: [DONE]} ends the stream normally.
+ *
+ * <p>The first failure ends the stream for good: the connection cut, the body ending without
+ * {@code [DONE]} or a malformed chunk ({@link NetworkException}), the call cancelled or its deadline
+ * passing (the {@link AttemptGuard}'s failure), or the reader closed before the end
+ * ({@link CancellationException}). It is thrown from {@link #hasNext()} and {@link #next()}, then
+ * and every time after, and {@link #result()} reports it. The body is closed as soon as the stream
+ * ends.
+ */
+final class SseStreamReader implements StreamReader {
+
+    private static final String DONE = "[DONE]";
+
+    private final InputStream body;
+
+    private final BufferedReader lines;
+
+    private final AttemptGuard guard;
+
+    private final ChatCompletions json;
+
+    private final AtomicReference<@Nullable StreamResult> result = new AtomicReference<>();
+
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private @Nullable StreamEvent pending;
+
+    SseStreamReader(InputStream body, AttemptGuard guard, ChatCompletions json) {
+        this.body = body;
+        this.lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        this.guard = guard;
+        this.json = json;
+        guard.onAbort(this::closeBody);
+    }
+
+    @Override
+    public boolean hasNext() {
+        StreamResult ended = this.result.get();
+        if (ended != null) {
+            ended.failure().ifPresent((failure) -> {
+                throw failure;
+            });
+            return false;
+        }
+        if (this.pending != null) {
+            return true;
+        }
+        try {
+            String text = nextText();
+            if (text == null) {
+                end(StreamResult.completed());
+                return false;
+            }
+            this.pending = StreamEvent.of(text);
+            return true;
+        }
+        catch (RuntimeException ex) {
+            end(StreamResult.failed(ex));
+            // A concurrent close() may have ended the stream first: report what ended it.
+            throw this.result.get().failure().orElse(ex);
+        }
+    }
+
+    @Override
+    public StreamEvent next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("The stream has ended");
+        }
+        StreamEvent event = this.pending;
+        this.pending = null;
+        return event;
+    }
+
+    @Override
+    public StreamResult result() {
+        StreamResult ended = this.result.get();
+        if (ended == null) {
+            throw new IllegalStateException("The stream has not ended yet: read it until hasNext() returns false");
+        }
+        return ended;
+    }
+
+    /**
+     * Closes the body. A stream that has not ended by then ends with a
+     * {@link CancellationException}.
+     */
+    @Override
+    public void close() {
+        if (this.closed.compareAndSet(false, true)) {
+            end(StreamResult.failed(new CancellationException("The stream reader was closed before the stream ended")));
+        }
+    }
+
+    /** Returns the text of the next chunk that has some, or {@code null} at {@code [DONE]}. */
+    private @Nullable String nextText() {
+        while (true) {
+            String data = nextData();
+            if (DONE.equals(data)) {
+                return null;
+            }
+            Optional<String> text = this.json.delta(data);
+            if (text.isPresent()) {
+                return text.get();
+            }
+        }
+    }
+
+    /** Returns the data of the next event that has some, per the server-sent events format. */
+    private String nextData() {
+        StringBuilder data = null;
+        while (true) {
+            String line = readLine();
+            if (line.isEmpty()) {
+                if (data != null) {
+                    return data.toString();
+                }
+                continue;
+            }
+            int colon = line.indexOf(':');
+            String field = (colon >= 0) ? line.substring(0, colon) : line;
+            if (!field.equals("data")) {
+                // Comments (":" lines, used as keep-alives) and the event, id and retry fields.
+                continue;
+            }
+            String value = (colon < 0) ? "" : line.substring(colon + 1);
+            value = value.startsWith(" ") ? value.substring(1) : value;
+            data = (data == null) ? new StringBuilder(value) : data.append('\n').append(value);
+        }
+    }
+
+    private String readLine() {
+        String line;
+        try {
+            line = this.lines.readLine();
+        }
+        catch (IOException ex) {
+            throw interrupted(ex, "The stream was cut before [DONE]");
+        }
+        if (line == null) {
+            throw interrupted(null, "The stream ended before [DONE]");
+        }
+        return line;
+    }
+
+    private RuntimeException interrupted(@Nullable IOException cause, String message) {
+        if (this.closed.get()) {
+            return this.result.get().failure().orElseThrow();
+        }
+        return this.guard.abortFailure(cause).orElseGet(() -> new NetworkException(message, cause));
+    }
+
+    private void end(StreamResult ended) {
+        if (this.result.compareAndSet(null, ended)) {
+            closeBody();
+            this.guard.close();
+        }
+    }
+
+    /** Closes the body itself, not the buffered reader, whose lock a blocked read may be holding. */
+    private void closeBody() {
+        try {
+            this.body.close();
+        }
+        catch (IOException ex) {
+            // Nothing more can be read from the body either way; the stream's outcome stands.
+        }
+    }
+
+    @Override
+    public String toString() {
+        StreamResult ended = this.result.get();
+        return "SseStreamReader[" + ((ended != null) ? ended : "open") + "]";
+    }
+}

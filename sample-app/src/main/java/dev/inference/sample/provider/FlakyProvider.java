@@ -1,0 +1,345 @@
+package dev.inference.sample.provider;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * An OpenAI-compatible provider on an ephemeral port of 127.0.0.1 that fails on purpose. It serves
+ * {@code POST /v1/chat/completions}, unary and streamed, answering each request with an
+ * {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
+ * one drawn from its {@link FaultMix} with a seeded random generator, so that a run is
+ * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk.
+ *
+ * <p>It is written on plain sockets, with one exchange per connection, so that it can fail the
+ * ways real providers do: reset a connection before answering, or cut a stream after a few chunks.
+ * It records every request it reads, body and headers byte for byte, so tests can count attempts
+ * and check that a retry sent exactly the same body.
+ *
+ * <p>Thread-safe. {@linkplain #close() Closing} it stops it and drops every open connection.
+ */
+public final class FlakyProvider implements AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(FlakyProvider.class);
+
+    /** Chunks a {@link Outcome#CUT cut} stream delivers before the connection closes. */
+    private static final int CHUNKS_BEFORE_CUT = 2;
+
+    /** How long a client may take to send its request before the provider hangs up. */
+    private static final Duration REQUEST_READ_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ServerSocket server;
+
+    private final FaultMix faults;
+
+    private final Random random;
+
+    private final Duration retryAfter;
+
+    private final Completions completions = new Completions();
+
+    private final Queue<Outcome> script = new ConcurrentLinkedQueue<>();
+
+    private final List<RecordedRequest> requests = new CopyOnWriteArrayList<>();
+
+    private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+
+    private final AtomicInteger completionIds = new AtomicInteger();
+
+    private final ExecutorService workers;
+
+    private FlakyProvider(ServerSocket server, FaultMix faults, long seed, Duration retryAfter) {
+        this.server = server;
+        this.faults = faults;
+        this.random = new Random(seed);
+        this.retryAfter = retryAfter;
+        AtomicInteger threads = new AtomicInteger();
+        this.workers = Executors.newCachedThreadPool((task) -> {
+            Thread thread = new Thread(task, "flaky-provider-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Starts a provider on an ephemeral port of 127.0.0.1.
+     *
+     * @param faults the fractions of requests to fail when nothing is scripted
+     * @param seed the seed of the generator that draws each request's outcome
+     * @param retryAfter the delay a 429 asks for, sent as {@code retry-after-ms} and as
+     *     {@code Retry-After} rounded up to whole seconds
+     * @return the running provider
+     * @throws NullPointerException if {@code faults} or {@code retryAfter} is {@code null}
+     * @throws IllegalArgumentException if {@code retryAfter} is shorter than a millisecond
+     * @throws UncheckedIOException if no port can be opened
+     */
+    public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter) {
+        Objects.requireNonNull(faults, "faults must not be null");
+        Objects.requireNonNull(retryAfter, "retryAfter must not be null");
+        if (retryAfter.toMillis() < 1) {
+            throw new IllegalArgumentException("retryAfter must be at least 1ms, was " + retryAfter);
+        }
+        ServerSocket server;
+        try {
+            server = new ServerSocket();
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not open a loopback port for the embedded provider", ex);
+        }
+        FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter);
+        provider.workers.execute(provider::accept);
+        return provider;
+    }
+
+    /**
+     * Returns the base URL to point a client at.
+     *
+     * @return {@code http://127.0.0.1:<port>}
+     */
+    public URI baseUrl() {
+        return URI.create("http://" + this.server.getInetAddress().getHostAddress() + ":" + this.server.getLocalPort());
+    }
+
+    /**
+     * Queues outcomes for the next requests, in order; they take precedence over the fault mix.
+     *
+     * @param outcomes the outcomes of the next requests
+     */
+    public void script(Outcome... outcomes) {
+        this.script.addAll(Arrays.asList(outcomes));
+    }
+
+    /**
+     * Returns how many requests the provider has read since it started or was last
+     * {@linkplain #reset() reset}, including those it then failed.
+     *
+     * @return the number of requests
+     */
+    public int requestCount() {
+        return this.requests.size();
+    }
+
+    /**
+     * Returns the requests read since the provider started or was last {@linkplain #reset() reset}.
+     *
+     * @return the requests in the order they were read; an unmodifiable snapshot
+     */
+    public List<RecordedRequest> requests() {
+        return List.copyOf(this.requests);
+    }
+
+    /**
+     * Forgets the recorded requests and the outcomes still scripted. The fault mix's generator
+     * keeps its state.
+     */
+    public void reset() {
+        this.script.clear();
+        this.requests.clear();
+    }
+
+    /** Stops accepting connections and drops every open one. Idempotent. */
+    @Override
+    public void close() {
+        try {
+            this.server.close();
+        }
+        catch (IOException ex) {
+            // Closing is all we wanted; there is nothing left to release.
+        }
+        this.connections.forEach(FlakyProvider::closeQuietly);
+        this.workers.shutdownNow();
+    }
+
+    private void accept() {
+        while (!this.server.isClosed()) {
+            Socket socket;
+            try {
+                socket = this.server.accept();
+            }
+            catch (IOException ex) {
+                // The server socket was closed: the provider is stopping.
+                return;
+            }
+            this.connections.add(socket);
+            this.workers.execute(() -> {
+                try {
+                    serve(socket);
+                }
+                finally {
+                    this.connections.remove(socket);
+                    closeQuietly(socket);
+                }
+            });
+        }
+    }
+
+    private void serve(Socket socket) {
+        try {
+            socket.setSoTimeout(Math.toIntExact(REQUEST_READ_TIMEOUT.toMillis()));
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+            RecordedRequest request;
+            try {
+                request = Wire.readRequest(in);
+            }
+            catch (Wire.MalformedRequestException ex) {
+                sendError(out, 400, "Bad Request", ex.getMessage(), "invalid_request_error", "malformed_http");
+                return;
+            }
+            if (request == null) {
+                return;
+            }
+            this.requests.add(request);
+            if (!request.method().equals("POST") || !request.path().equals("/v1/chat/completions")) {
+                sendError(out, 404, "Not Found", "Only POST /v1/chat/completions is served", "invalid_request_error",
+                        "unknown_url");
+                return;
+            }
+            Optional<Completions.Chat> chat = this.completions.readChat(request.body());
+            if (chat.isEmpty()) {
+                sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
+                        "invalid_request_error", "invalid_body");
+                return;
+            }
+            Outcome outcome = nextOutcome();
+            if (logger.isInfoEnabled()) {
+                logger.info("Embedded provider: request " + this.requests.size() + " ("
+                        + (chat.get().stream() ? "stream" : "unary") + ") -> " + outcome);
+            }
+            answer(socket, in, out, chat.get(), outcome);
+        }
+        catch (IOException ex) {
+            // The client went away or the provider is stopping: nobody is left to answer.
+        }
+    }
+
+    private Outcome nextOutcome() {
+        Outcome scripted = this.script.poll();
+        return (scripted != null) ? scripted : this.faults.pick(this.random.nextDouble());
+    }
+
+    private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome)
+            throws IOException {
+        switch (outcome) {
+            case SUCCESS -> sendCompletion(out, chat, false);
+            case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
+                    "requests", "rate_limit_exceeded");
+            case UNAVAILABLE -> sendError(out, 503, "Service Unavailable", "The engine is overloaded (simulated)",
+                    "server_error", "overloaded");
+            case SERVER_ERROR -> sendError(out, 500, "Internal Server Error", "The server had an error (simulated)",
+                    "server_error", "internal_error");
+            case BAD_REQUEST -> sendError(out, 400, "Bad Request", "The request was refused (scripted)",
+                    "invalid_request_error", "scripted_bad_request");
+            case DROP -> {
+                // SO_LINGER 0 turns close() into a reset: the client sees "connection reset".
+                socket.setSoLinger(true, 0);
+                socket.close();
+            }
+            case CUT -> sendCompletion(out, chat, true);
+            case STALL -> {
+                socket.setSoTimeout(0);
+                // Answer nothing; return once the client closes the connection or the provider stops.
+                while (in.read() >= 0) {
+                    // discard whatever the client still sends
+                }
+            }
+        }
+    }
+
+    private void sendCompletion(OutputStream out, Completions.Chat chat, boolean cut) throws IOException {
+        String id = "chatcmpl-" + this.completionIds.incrementAndGet();
+        if (!chat.stream()) {
+            byte[] body = this.completions.completion(chat, id);
+            if (!cut) {
+                Wire.writeResponse(out, 200, "OK", Map.of(), "application/json", body);
+                return;
+            }
+            Wire.writeHead(out, 200, "OK", headers("Content-Type", "application/json", "Content-Length",
+                    Integer.toString(body.length)));
+            out.write(body, 0, body.length / 2);
+            out.flush();
+            return;
+        }
+        Wire.writeHead(out, 200, "OK", headers("Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
+        sendEvent(out, this.completions.roleChunk(chat, id));
+        List<String> chunks = chat.chunks();
+        for (int i = 0; i < chunks.size(); i++) {
+            if (cut && i == CHUNKS_BEFORE_CUT) {
+                return;
+            }
+            sendEvent(out, this.completions.contentChunk(chat, id, chunks.get(i)));
+        }
+        if (cut) {
+            return;
+        }
+        sendEvent(out, this.completions.finishChunk(chat, id));
+        sendEvent(out, "[DONE]");
+    }
+
+    private static void sendEvent(OutputStream out, String data) throws IOException {
+        out.write(("data: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    private void sendError(OutputStream out, int status, String reason, String message, String type, String code)
+            throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (status == 429) {
+            long millis = this.retryAfter.toMillis();
+            headers.put("Retry-After", Long.toString(Math.max(1, (millis + 999) / 1000)));
+            headers.put("retry-after-ms", Long.toString(millis));
+        }
+        Wire.writeResponse(out, status, reason, headers, "application/json",
+                this.completions.error(message, type, code));
+    }
+
+    private static Map<String, String> headers(String... namesAndValues) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            headers.put(namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return headers;
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        }
+        catch (IOException ex) {
+            // The connection is gone either way.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FlakyProvider[" + baseUrl() + ", faults=" + this.faults + "]";
+    }
+}

@@ -1,0 +1,37 @@
+package dev.inference.sample.provider;
+
+/**
+ * What the {@link FlakyProvider} does with one request.
+ */
+public enum Outcome {
+
+    /** Answers 200 with the completion, or streams it to the end and sends {@code data: [DONE]}. */
+    SUCCESS,
+
+    /** Answers 429 with both {@code Retry-After} (whole seconds) and {@code retry-after-ms}. */
+    RATE_LIMITED,
+
+    /** Answers 503, as an overloaded provider does. */
+    UNAVAILABLE,
+
+    /** Answers 500. */
+    SERVER_ERROR,
+
+    /** Answers 400, which no retry can mend; only ever scripted, never drawn at random. */
+    BAD_REQUEST,
+
+    /** Resets the connection after reading the request, without sending a byte. */
+    DROP,
+
+    /**
+     * Closes the connection part-way through a 200 response: a stream after its first two chunks,
+     * without {@code [DONE]}; a unary response half-way through the body its headers announced.
+     */
+    CUT,
+
+    /**
+     * Reads the request and then sends nothing, holding the connection until the client gives
+     * up; only ever scripted, for timeouts and cancellation.
+     */
+    STALL
+}

@@ -1,0 +1,76 @@
+package dev.inference.sample.web;
+
+import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.retry.ExhaustedException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Turns the failures of inference calls into RFC 9457 problem details: 503 when the provider kept
+ * failing until the retries ran out (with their number as {@code attempts}), 502 when it failed in
+ * a way no retry can mend, 504 when the call's deadline passed. The same details describe a stream
+ * that fails once it is under way, in its {@code error} event.
+ */
+@RestControllerAdvice
+class ChatFailures {
+
+    @ExceptionHandler
+    ProblemDetail exhausted(ExhaustedException ex) {
+        return problem(ex);
+    }
+
+    @ExceptionHandler
+    ProblemDetail providerRefused(HttpStatusException ex) {
+        return problem(ex);
+    }
+
+    @ExceptionHandler
+    ProblemDetail networkFailed(NetworkException ex) {
+        return problem(ex);
+    }
+
+    @ExceptionHandler
+    ProblemDetail deadlineExceeded(DeadlineExceededException ex) {
+        return problem(ex);
+    }
+
+    /**
+     * Describes a failure of an inference call.
+     *
+     * @param failure what the call threw
+     * @return the problem detail; 500 for a failure that is not one of the typed ones
+     */
+    static ProblemDetail problem(RuntimeException failure) {
+        if (failure instanceof ExhaustedException exhausted) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The provider "
+                    + "still failed after " + exhausted.attempts() + " attempts: " + exhausted.getCause().getMessage());
+            problem.setTitle("Provider unavailable");
+            problem.setProperty("attempts", exhausted.attempts());
+            return problem;
+        }
+        if (failure instanceof HttpStatusException status) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, status.getMessage());
+            problem.setTitle("Provider error");
+            problem.setProperty("providerStatus", status.status());
+            return problem;
+        }
+        if (failure instanceof NetworkException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
+            problem.setTitle("Provider connection failed");
+            return problem;
+        }
+        if (failure instanceof DeadlineExceededException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, failure.getMessage());
+            problem.setTitle("Deadline exceeded");
+            return problem;
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+                "The call failed: " + failure.getClass().getSimpleName());
+        problem.setTitle("Inference call failed");
+        return problem;
+    }
+}
