@@ -1,0 +1,265 @@
+package dev.inference.sample.provider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import dev.inference.client.CallContext;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.StreamReader;
+import dev.inference.failure.NetworkException;
+import dev.inference.sample.openai.OpenAiCompatibleClient;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Tests for {@link FlakyProvider}, over real loopback sockets.
+ */
+// A guard against a hang, not a timing assertion.
+@Timeout(30)
+class FlakyProviderTests {
+
+    private static final String UNARY = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello there\"}]}";
+
+    private static final InferenceRequest REQUEST = InferenceRequest.of("m", "Hello there");
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private final List<FlakyProvider> started = new ArrayList<>();
+
+    @AfterEach
+    void stopProviders() {
+        this.started.forEach(FlakyProvider::close);
+    }
+
+    private FlakyProvider start(FaultMix faults, long seed) {
+        FlakyProvider provider = FlakyProvider.start(faults, seed, Duration.ofMillis(1500));
+        this.started.add(provider);
+        return provider;
+    }
+
+    private FlakyProvider scripted(Outcome... outcomes) {
+        FlakyProvider provider = start(FaultMix.none(), 1);
+        provider.script(outcomes);
+        return provider;
+    }
+
+    private HttpResponse<String> post(FlakyProvider provider, String path, String body) throws Exception {
+        return this.http.send(HttpRequest.newBuilder(provider.baseUrl().resolve(path))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer k")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private OpenAiCompatibleClient client(FlakyProvider provider) {
+        return OpenAiCompatibleClient.builder(provider.baseUrl()).build();
+    }
+
+    @Nested
+    class Success {
+
+        @Test
+        void listensOnALoopbackPort() {
+            assertThat(scripted().baseUrl().toString()).matches("http://127\\.0\\.0\\.1:\\d+");
+        }
+
+        @Test
+        void answersWithACompletionThatEchoesThePrompt() throws Exception {
+            HttpResponse<String> response = post(scripted(Outcome.SUCCESS), "/v1/chat/completions", UNARY);
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+            assertThat(response.body()).isEqualTo("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"model\":"
+                    + "\"m\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                    + "\"You said: Hello there\"},\"finish_reason\":\"stop\"}]}");
+        }
+
+        @Test
+        void streamsOneWordPerChunkThenDone() throws Exception {
+            FlakyProvider provider = scripted(Outcome.SUCCESS);
+
+            try (StreamReader reader = client(provider).stream(REQUEST)) {
+                List<String> chunks = new ArrayList<>();
+                while (reader.hasNext()) {
+                    chunks.add(reader.next().data());
+                }
+                assertThat(chunks).containsExactly("You ", "said: ", "Hello ", "there");
+                assertThat(reader.result().failure()).isEmpty();
+            }
+        }
+    }
+
+    @Nested
+    class Faults {
+
+        @ParameterizedTest
+        @CsvSource({ "RATE_LIMITED, 429, rate_limit_exceeded", "UNAVAILABLE, 503, overloaded",
+                "SERVER_ERROR, 500, internal_error", "BAD_REQUEST, 400, scripted_bad_request" })
+        void answersAnErrorStatusWithAnErrorObject(Outcome outcome, int status, String code) throws Exception {
+            HttpResponse<String> response = post(scripted(outcome), "/v1/chat/completions", UNARY);
+
+            assertThat(response.statusCode()).isEqualTo(status);
+            assertThat(response.body()).contains("\"code\":\"" + code + "\"");
+        }
+
+        @Test
+        void rateLimitAsksForItsDelayInBothHeaders() throws Exception {
+            HttpResponse<String> response = post(scripted(Outcome.RATE_LIMITED), "/v1/chat/completions", UNARY);
+
+            assertThat(response.headers().firstValue("retry-after-ms")).contains("1500");
+            assertThat(response.headers().firstValue("Retry-After")).contains("2");
+        }
+
+        @Test
+        void dropResetsTheConnectionWithoutAnswering() {
+            FlakyProvider provider = scripted(Outcome.DROP);
+
+            assertThatExceptionOfType(IOException.class)
+                    .isThrownBy(() -> post(provider, "/v1/chat/completions", UNARY));
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        @Test
+        void cutStreamEndsAfterTwoChunksWithoutDone() {
+            FlakyProvider provider = scripted(Outcome.CUT);
+
+            try (StreamReader reader = client(provider).stream(REQUEST)) {
+                assertThat(reader.next().data()).isEqualTo("You ");
+                assertThat(reader.next().data()).isEqualTo("said: ");
+                assertThatExceptionOfType(NetworkException.class).isThrownBy(reader::hasNext)
+                        .withMessage("The stream ended before [DONE]");
+            }
+        }
+
+        @Test
+        void cutUnaryResponseEndsHalfWayThroughItsBody() {
+            FlakyProvider provider = scripted(Outcome.CUT);
+
+            assertThatExceptionOfType(NetworkException.class).isThrownBy(() -> client(provider).invoke(REQUEST))
+                    .withMessage("The connection was cut before the response was complete");
+        }
+
+        @Test
+        void stallHoldsTheConnectionUntilTheClientGivesUp() {
+            FlakyProvider provider = scripted(Outcome.STALL);
+            OpenAiCompatibleClient impatient = OpenAiCompatibleClient.builder(provider.baseUrl())
+                    .responseTimeout(Duration.ofMillis(50)).build();
+
+            assertThatExceptionOfType(NetworkException.class).isThrownBy(() -> impatient.invoke(REQUEST))
+                    .withMessage("The provider sent no response within PT0.05S");
+        }
+    }
+
+    @Nested
+    class Outcomes {
+
+        @Test
+        void scriptedOutcomesComeFirstInOrder() throws Exception {
+            FlakyProvider provider = scripted(Outcome.RATE_LIMITED, Outcome.UNAVAILABLE);
+
+            assertThat(statuses(provider, 3)).containsExactly(429, 503, 200);
+        }
+
+        @Test
+        void sameSeedGivesTheSameOutcomes() throws Exception {
+            FaultMix faults = new FaultMix(0.3, 0.3, 0.2, 0, 0);
+
+            List<Integer> first = statuses(start(faults, 7), 20);
+            List<Integer> second = statuses(start(faults, 7), 20);
+
+            assertThat(second).isEqualTo(first);
+            assertThat(first).contains(200, 429, 503, 500);
+        }
+
+        @Test
+        void resetForgetsRequestsAndScript() throws Exception {
+            FlakyProvider provider = scripted(Outcome.UNAVAILABLE, Outcome.UNAVAILABLE);
+            statuses(provider, 1);
+
+            provider.reset();
+
+            assertThat(provider.requestCount()).isZero();
+            assertThat(statuses(provider, 1)).containsExactly(200);
+        }
+
+        private List<Integer> statuses(FlakyProvider provider, int requests) throws Exception {
+            List<Integer> statuses = new ArrayList<>();
+            for (int i : IntStream.range(0, requests).toArray()) {
+                statuses.add(post(provider, "/v1/chat/completions", UNARY).statusCode());
+            }
+            return statuses;
+        }
+    }
+
+    @Nested
+    class Recording {
+
+        @Test
+        void recordsEveryRequestByteForByte() throws Exception {
+            FlakyProvider provider = scripted(Outcome.RATE_LIMITED, Outcome.DROP);
+            post(provider, "/v1/chat/completions", UNARY);
+            assertThatExceptionOfType(IOException.class)
+                    .isThrownBy(() -> post(provider, "/v1/chat/completions", UNARY));
+
+            assertThat(provider.requestCount()).isEqualTo(2);
+            RecordedRequest first = provider.requests().get(0);
+            assertThat(first.method()).isEqualTo("POST");
+            assertThat(first.path()).isEqualTo("/v1/chat/completions");
+            assertThat(first.header("authorization")).contains("Bearer k");
+            assertThat(first.bodyText()).isEqualTo(UNARY);
+            assertThat(provider.requests().get(1).body()).isEqualTo(first.body());
+        }
+
+        @Test
+        void answersAnUnknownPathWith404AndCountsIt() throws Exception {
+            FlakyProvider provider = scripted();
+
+            assertThat(post(provider, "/v1/embeddings", UNARY).statusCode()).isEqualTo(404);
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        @Test
+        void answersABodyWithoutAUserMessageWith400() throws Exception {
+            assertThat(post(scripted(), "/v1/chat/completions", "{\"model\":\"m\",\"messages\":[]}").statusCode())
+                    .isEqualTo(400);
+        }
+    }
+
+    @Nested
+    class Lifecycle {
+
+        @Test
+        void refusesConnectionsOnceClosed() {
+            FlakyProvider provider = scripted();
+            URI baseUrl = provider.baseUrl();
+
+            provider.close();
+
+            assertThatExceptionOfType(ConnectException.class).isThrownBy(() -> http.send(
+                    HttpRequest.newBuilder(baseUrl.resolve("/v1/chat/completions"))
+                            .POST(HttpRequest.BodyPublishers.ofString(UNARY)).build(),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+
+        @Test
+        void refusesARetryAfterShorterThanAMillisecond() {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> FlakyProvider.start(FaultMix.none(), 1, Duration.ofNanos(999_999)))
+                    .withMessage("retryAfter must be at least 1ms, was PT0.000999999S");
+        }
+    }
+}
