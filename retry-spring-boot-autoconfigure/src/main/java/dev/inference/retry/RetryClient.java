@@ -226,7 +226,9 @@ public final class RetryClient implements InferenceClient {
                 cancelled.initCause(ex);
                 throw suppressing(cancelled, failure, closeFailures);
             }
-            recovered = (recovered != null) ? recovered : new ArrayList<>(this.policy.maxAttempts() - 1);
+            // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
+            // allocate an array that large on the first retry.
+            recovered = (recovered != null) ? recovered : new ArrayList<>();
             recovered.add(failure);
             previous = failure;
         }
