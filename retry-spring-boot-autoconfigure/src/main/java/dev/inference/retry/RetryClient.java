@@ -205,6 +205,11 @@ public final class RetryClient implements InferenceClient {
                 }
                 throw exhausted;
             }
+            // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
+            done = context.failure();
+            if (done.isPresent()) {
+                throw suppressing(done.get(), failure, closeFailures);
+            }
             Duration delay = Backoff.delay(this.policy, attempt, jitter(),
                     Classification.retryAfterOf(deciding).orElse(null));
             // Waiting past the deadline could only end in DeadlineExceededException: end now.
