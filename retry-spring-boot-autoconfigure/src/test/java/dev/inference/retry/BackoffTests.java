@@ -95,11 +95,11 @@ class BackoffTests {
     }
 
     /**
-     * Invariants of the slot over many random policies and attempts. The generator is seeded, so
+     * Invariants of the slot and the delay over many random policies and attempts. The generator is seeded, so
      * that a failing case is reproduced by running the test again.
      */
     @Nested
-    class SlotProperties {
+    class Invariants {
 
         private static final long SEED = 0x5EED_2026_1129L;
 
@@ -107,40 +107,27 @@ class BackoffTests {
 
         @ParameterizedTest(name = "[{index}] {0}, attempt {1}")
         @MethodSource("dev.inference.retry.BackoffTests#randomCases")
-        void liesBetweenStableDelayAndMaxDelay(Policy policy, int failedAttempt) {
-            assertThat(Backoff.slot(policy, failedAttempt)).isBetween(policy.stableDelay(), policy.maxDelay());
-        }
-
-        @ParameterizedTest(name = "[{index}] {0}, attempt {1}")
-        @MethodSource("dev.inference.retry.BackoffTests#randomCases")
-        void neverShrinksFromOneAttemptToTheNext(Policy policy, int failedAttempt) {
-            assertThat(Backoff.slot(policy, failedAttempt + 1)).isGreaterThanOrEqualTo(Backoff.slot(policy, failedAttempt));
-        }
-
-        @ParameterizedTest(name = "[{index}] {0}, attempt {1}")
-        @MethodSource("dev.inference.retry.BackoffTests#randomCases")
-        void equalsTheFormulaComputedWithoutBounds(Policy policy, int failedAttempt) {
-            assertThat(Backoff.slot(policy, failedAttempt)).isEqualTo(exactSlot(policy, failedAttempt));
-        }
-
-        @ParameterizedTest(name = "[{index}] {0}, attempt {1}")
-        @MethodSource("dev.inference.retry.BackoffTests#randomCases")
-        void scaledByJitterStaysWithinTenPercent(Policy policy, int failedAttempt) {
-            BigInteger slot = nanos(Backoff.slot(policy, failedAttempt));
-            BigInteger low = nanos(Backoff.delay(policy, failedAttempt, Backoff.MIN_JITTER, null));
-            BigInteger high = nanos(Backoff.delay(policy, failedAttempt, Math.nextDown(Backoff.MAX_JITTER), null));
-            // Scaling goes through a double (and whole seconds beyond 292 years), so allow a relative 2^-30.
-            BigInteger slack = slot.shiftRight(30).add(BigInteger.ONE);
-            assertThat(low).isBetween(slot.multiply(BigInteger.valueOf(9)).divide(BigInteger.TEN).subtract(slack),
-                    slot.add(slack));
-            assertThat(high).isBetween(slot.subtract(slack),
-                    slot.multiply(BigInteger.valueOf(11)).divide(BigInteger.TEN).add(slack));
+        void holdsItsInvariants(Policy policy, int failedAttempt) {
+            Duration slot = Backoff.slot(policy, failedAttempt);
+            assertThat(slot).as("stableDelay <= slot <= maxDelay").isBetween(policy.stableDelay(), policy.maxDelay());
+            assertThat(Backoff.slot(policy, failedAttempt + 1)).as("the slot after the next attempt")
+                .isGreaterThanOrEqualTo(slot);
+            assertThat(slot).as("the formula in unbounded integers").isEqualTo(exactSlot(policy, failedAttempt));
+            // Scaling goes through a double (whole seconds beyond 292 years): allow a relative 2^-30.
+            BigInteger nanos = nanos(slot);
+            BigInteger slack = nanos.shiftRight(30).add(BigInteger.ONE);
+            BigInteger tenth = nanos.divide(BigInteger.TEN);
+            assertThat(nanos(Backoff.delay(policy, failedAttempt, Backoff.MIN_JITTER, null))).as("delay at jitter 0.9")
+                .isBetween(nanos.subtract(tenth).subtract(slack), nanos.add(slack));
+            assertThat(nanos(Backoff.delay(policy, failedAttempt, Math.nextDown(Backoff.MAX_JITTER), null)))
+                .as("delay at the largest jitter below 1.1")
+                .isBetween(nanos.subtract(slack), nanos.add(tenth).add(slack));
         }
     }
 
     static Stream<Arguments> randomCases() {
-        SplittableRandom random = new SplittableRandom(SlotProperties.SEED);
-        return Stream.generate(() -> randomCase(random)).limit(SlotProperties.CASES);
+        SplittableRandom random = new SplittableRandom(Invariants.SEED);
+        return Stream.generate(() -> randomCase(random)).limit(Invariants.CASES);
     }
 
     private static Arguments randomCase(SplittableRandom random) {
