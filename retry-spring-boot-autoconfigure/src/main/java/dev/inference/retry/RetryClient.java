@@ -173,7 +173,14 @@ public final class RetryClient implements InferenceClient {
             try {
                 T result = step.attempt(this.inner, request, context);
                 if (this.listener != null) {
-                    this.listener.attemptFinished(new AttemptEvent(this.name, step.operation, attempt, null, false));
+                    try {
+                        this.listener.attemptFinished(new AttemptEvent(this.name, step.operation, attempt, null, false));
+                    }
+                    catch (Error ex) {
+                        // The caller never gets the result, so nobody else could release it.
+                        step.release(result, ex);
+                        throw ex;
+                    }
                 }
                 return step.stamp(result, attempt);
             }
@@ -310,6 +317,16 @@ public final class RetryClient implements InferenceClient {
             StreamReader stamp(StreamReader reader, int attempts) {
                 return new StampedStreamReader(reader, attempts);
             }
+
+            @Override
+            void release(StreamReader reader, Throwable thrown) {
+                try {
+                    reader.close();
+                }
+                catch (RuntimeException ex) {
+                    thrown.addSuppressed(ex);
+                }
+            }
         };
 
         final Operation operation;
@@ -321,6 +338,10 @@ public final class RetryClient implements InferenceClient {
         abstract T attempt(InferenceClient inner, InferenceRequest request, CallContext context);
 
         abstract T stamp(T result, int attempts);
+
+        /** Releases a result that will not reach the caller because {@code thrown} ends the call. */
+        void release(T result, Throwable thrown) {
+        }
     }
 
     /**

@@ -766,6 +766,39 @@ class RetryClientTests {
         }
 
         @Test
+        void closesTheEstablishedReaderWhenAListenerFailsWithAnError() {
+            ScriptedReader established = ScriptedReader.completing("Hel");
+            AssertionError error = new AssertionError("listener failed hard");
+            RetryListener failing = new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw error;
+                }
+            };
+            RetryClientTests.this.inner.thenOpen(established);
+            Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
+            assertThat(thrown).isSameAs(error);
+            assertThat(thrown.getSuppressed()).isEmpty();
+            assertThat(established.closes()).isEqualTo(1);
+        }
+
+        @Test
+        void addsTheCloseFailureOfAReaderReleasedForAnErrorAsSuppressed() {
+            IllegalStateException closeFailed = new IllegalStateException("close failed");
+            AssertionError error = new AssertionError("listener failed hard");
+            RetryListener failing = new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw error;
+                }
+            };
+            RetryClientTests.this.inner.thenOpen(ScriptedReader.failingToClose(closeFailed));
+            Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
+            assertThat(thrown).isSameAs(error);
+            assertThat(thrown.getSuppressed()).containsExactly(closeFailed);
+        }
+
+        @Test
         void refusesANullReaderWithoutRetrying() {
             RetryClientTests.this.inner.then((context) -> null);
             assertThatNullPointerException().isThrownBy(() -> retrying(FIVE_ATTEMPTS).stream(REQUEST))
