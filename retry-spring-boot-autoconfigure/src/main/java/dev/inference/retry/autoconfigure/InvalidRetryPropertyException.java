@@ -52,7 +52,7 @@ public class InvalidRetryPropertyException extends ConfigException {
      */
     static InvalidRetryPropertyException missing(String beanName, String property, String clientProperty) {
         return new InvalidRetryPropertyException(beanName, property, null,
-                "must be set, here for every client or as " + clientProperty + " for this one; there is no default",
+                "must be set, or " + clientProperty + " instead; there is no default",
                 "Set " + property + " (for every InferenceClient bean) or " + clientProperty + " (for bean '"
                         + beanName + "' only).");
     }
@@ -70,11 +70,11 @@ public class InvalidRetryPropertyException extends ConfigException {
      * {@code InferenceClient} bean.
      */
     static InvalidRetryPropertyException unknownClient(String name, String property, Collection<String> beanNames) {
-        String known = beanNames.isEmpty() ? "there is none" : "there are " + String.join(", ", beanNames);
-        String rule = "must be the name of an InferenceClient bean (" + known + ")";
+        String rule = "must be the name of an InferenceClient bean "
+                + (beanNames.isEmpty() ? "(there is none)" : "(one of " + beanNames + ")");
         return new InvalidRetryPropertyException(property + " names no InferenceClient bean: " + rule, name, property,
                 null, rule, "Rename " + property + " after the InferenceClient bean it is meant for"
-                        + (beanNames.isEmpty() ? "" : " (" + String.join(", ", beanNames) + ")") + ", or remove it.");
+                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
     }
 
     private static String describe(String property, @Nullable Object value, String rule) {
