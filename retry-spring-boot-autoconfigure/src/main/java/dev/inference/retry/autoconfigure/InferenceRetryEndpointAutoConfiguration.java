@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,7 +13,7 @@ import org.springframework.context.annotation.Bean;
  * endpoint is available (accessible and exposed).
  */
 @AutoConfiguration(after = InferenceRetryAutoConfiguration.class)
-@ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(RetriedClients.class)
 @ConditionalOnAvailableEndpoint(InferenceRetryEndpoint.class)
 public final class InferenceRetryEndpointAutoConfiguration {
