@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 
@@ -48,7 +49,8 @@ final class RetriedClients {
      * @param beanFactory the bean factory whose definitions to read; no bean is created
      * @return the beans to retry with their policies
      * @throws InvalidRetryPropertyException for the first entry under {@code inference.retry.clients}
-     *     that names no {@code InferenceClient} bean, or else for the first bean without a complete,
+     *     that names no {@code InferenceClient} bean (nor a bean whose type is known only once it is
+     *     made), or else for the first bean without a complete,
      *     valid policy
      */
     static RetriedClients resolve(InferenceRetryProperties properties, ListableBeanFactory beanFactory) {
@@ -60,7 +62,7 @@ final class RetriedClients {
             }
         }
         for (String name : properties.getClients().keySet()) {
-            if (!clients.contains(name)) {
+            if (!clients.contains(name) && !isOfUnknownType(beanFactory, name)) {
                 throw InvalidRetryPropertyException.unknownClient(name, "inference.retry.clients." + name, clients);
             }
         }
@@ -73,8 +75,13 @@ final class RetriedClients {
         return new RetriedClients(properties, beanFactory, clients, policies);
     }
 
+    /** A bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
+    private static boolean isOfUnknownType(ListableBeanFactory beanFactory, String name) {
+        return beanFactory.containsBean(name) && beanFactory.getType(name, false) == null;
+    }
+
     private static boolean isEnabled(InferenceRetryProperties properties, String name) {
-        InferenceRetryProperties.Client client = properties.getClients().get(name);
+        InferenceRetryProperties.@Nullable Client client = properties.getClients().get(name);
         return client == null || client.isEnabled();
     }
 

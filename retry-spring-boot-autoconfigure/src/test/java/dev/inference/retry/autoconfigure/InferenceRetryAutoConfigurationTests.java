@@ -80,6 +80,14 @@ class InferenceRetryAutoConfigurationTests {
         }
 
         @Test
+        void matchesClientEntriesToCamelCaseBeanNamesAsWritten() {
+            runner.withBean("openAiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
+                .withPropertyValues("inference.retry.clients.openAiClient.max-attempts=2")
+                .run((context) -> assertThat(context.getBean("openAiClient", RetryClient.class).policy().maxAttempts())
+                    .isEqualTo(2));
+        }
+
+        @Test
         void takesEveryFieldFromTheClientWhenNothingIsSetAtTheTopLevel() {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
@@ -158,6 +166,13 @@ class InferenceRetryAutoConfigurationTests {
                 assertThat(context.getBean("openai", RetryClient.class).name()).isEqualTo("openai");
                 assertThat(attemptsReachingTarget(context, "openai")).isEqualTo(3);
             });
+        }
+
+        @Test
+        void appliesTheClientEntryOfAFactoryBeanThatHidesItsType() {
+            runner.withUserConfiguration(UntypedFactoryMadeClient.class)
+                .withPropertyValues("inference.retry.clients.openai.max-attempts=2")
+                .run((context) -> assertThat(attemptsReachingTarget(context, "openai")).isEqualTo(2));
         }
 
         @Test
