@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.ConfigException;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -19,7 +20,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
-import java.util.Map;
 
 class InferenceRetryFailureAnalyzerTests {
 

@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.client.CallContext;
 import dev.inference.retry.Sleeper;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +32,7 @@ class VirtualTime {
         private final List<Duration> waits = new CopyOnWriteArrayList<>();
 
         @Override
-        public void sleep(Duration delay, dev.inference.client.CallContext context) {
+        public void sleep(Duration delay, CallContext context) {
             this.waits.add(delay);
         }
 
