@@ -1,0 +1,123 @@
+package dev.inference.sample;
+
+import static dev.inference.sample.SampleHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.sample.provider.FlakyProvider;
+import dev.inference.sample.provider.Outcome;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.annotation.DirtiesContext.ClassMode;
+
+/**
+ * What the sample exposes at {@code /actuator}: the retry metrics of its {@code openai} client and
+ * the {@code inferenceretry} endpoint. Each test starts a fresh application, never one cached by
+ * another test class, so every count is exact.
+ */
+@SampleAppTest
+@Import(VirtualTime.class)
+@DirtiesContext(classMode = ClassMode.BEFORE_EACH_TEST_METHOD)
+class RetryObservabilityIntegrationTests {
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private FlakyProvider provider;
+
+    private SampleHttp http;
+
+    @BeforeEach
+    void connect() {
+        this.http = new SampleHttp(this.port);
+    }
+
+    @Test
+    void exhaustedCountersStartAtZero() throws Exception {
+        assertThat(http.metric("inference.retry.exhausted", "client:openai", "operation:invoke")).isZero();
+        assertThat(http.metric("inference.retry.exhausted", "client:openai", "operation:stream")).isZero();
+    }
+
+    @Test
+    void countsEveryAttemptByOutcomeAndError() throws Exception {
+        provider.script(Outcome.RATE_LIMITED, Outcome.UNAVAILABLE, Outcome.SUCCESS);
+
+        http.get("/chat?prompt=hi");
+
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "operation:invoke")).isEqualTo(3);
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "outcome:retryable_failure",
+                "error:http_429")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "outcome:retryable_failure",
+                "error:http_503")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "outcome:success", "error:none"))
+                .isEqualTo(1);
+        assertThat(http.metric("inference.retry.exhausted", "client:openai", "operation:invoke")).isZero();
+    }
+
+    @Test
+    void timesEveryScheduledWait() throws Exception {
+        provider.script(Outcome.RATE_LIMITED, Outcome.UNAVAILABLE, Outcome.SUCCESS);
+
+        http.get("/chat?prompt=hi");
+
+        HttpResponse<String> backoff = http.get(
+                "/actuator/metrics/inference.retry.backoff?tag=client:openai&tag=operation:invoke");
+        assertThat(json(backoff).get("measurements")).isEqualTo(List.of(
+                Map.of("statistic", "COUNT", "value", 2.0),
+                Map.of("statistic", "TOTAL_TIME", "value", 1.4),
+                Map.of("statistic", "MAX", "value", 1.0)));
+    }
+
+    @Test
+    void countsAnExhaustedCallOnceAndEachOfItsAttempts() throws Exception {
+        provider.script(Outcome.UNAVAILABLE, Outcome.UNAVAILABLE, Outcome.UNAVAILABLE, Outcome.UNAVAILABLE);
+
+        http.get("/chat?prompt=hi");
+
+        assertThat(http.metric("inference.retry.exhausted", "client:openai", "operation:invoke")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "operation:invoke",
+                "outcome:retryable_failure", "error:http_503")).isEqualTo(4);
+    }
+
+    @Test
+    void countsANonRetryableFailureAsAFailure() throws Exception {
+        provider.script(Outcome.BAD_REQUEST);
+
+        http.get("/chat?prompt=hi");
+
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "outcome:failure", "error:http_400"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void countsStreamAttemptsApart() throws Exception {
+        provider.script(Outcome.DROP, Outcome.SUCCESS);
+
+        http.get("/chat/stream?prompt=hi", "text/event-stream");
+
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "operation:stream",
+                "outcome:retryable_failure", "error:network")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openai", "operation:stream", "outcome:success"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void inferenceRetryEndpointListsTheClientWithItsPolicyAndSchedule() throws Exception {
+        HttpResponse<String> response = http.get("/actuator/inferenceretry");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of("openai", Map.of(
+                "policy", Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4, "maxDelay", "PT2S"),
+                "schedule", List.of(
+                        Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
+                        Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
+                        Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"))))));
+    }
+}

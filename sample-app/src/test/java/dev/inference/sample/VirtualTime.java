@@ -1,0 +1,56 @@
+package dev.inference.sample;
+
+import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.random.RandomGenerator;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Runs the retrying clients in virtual time: waits are recorded instead of slept, and the jitter is
+ * fixed at exactly 1, so every wait is the schedule's slot (or the provider's Retry-After).
+ */
+@TestConfiguration(proxyBeanMethods = false)
+class VirtualTime {
+
+    /** The waits the retrying clients would have made, in order. */
+    static final class Waits {
+
+        private final List<Duration> waits = new CopyOnWriteArrayList<>();
+
+        List<Duration> all() {
+            return List.copyOf(this.waits);
+        }
+
+        void clear() {
+            this.waits.clear();
+        }
+    }
+
+    /** {@code 0.9 + 0.2 × 0.5}: the jitter factor 1. */
+    private static final RandomGenerator NO_JITTER = new RandomGenerator() {
+
+        @Override
+        public long nextLong() {
+            throw new UnsupportedOperationException("Only nextDouble() is used for jitter");
+        }
+
+        @Override
+        public double nextDouble() {
+            return 0.5;
+        }
+    };
+
+    @Bean
+    Waits waits() {
+        return new Waits();
+    }
+
+    @Bean
+    RetryClientBuilderCustomizer virtualTime(Waits waits) {
+        return (beanName, builder) -> builder.random(NO_JITTER)
+                .sleeper((delay, context) -> waits.waits.add(delay));
+    }
+}
