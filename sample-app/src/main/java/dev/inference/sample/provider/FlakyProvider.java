@@ -20,8 +20,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
-import java.util.Random;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -59,7 +59,8 @@ public final class FlakyProvider implements AutoCloseable {
 
     private final FaultMix faults;
 
-    private final Random random;
+    /** Guarded by itself: each draw is a short computation, never a wait. */
+    private final SplittableRandom random;
 
     private final Duration retryAfter;
 
@@ -78,7 +79,8 @@ public final class FlakyProvider implements AutoCloseable {
     private FlakyProvider(ServerSocket server, FaultMix faults, long seed, Duration retryAfter) {
         this.server = server;
         this.faults = faults;
-        this.random = new Random(seed);
+        // SplittableRandom mixes its seed, so that neighbouring seeds give unrelated runs.
+        this.random = new SplittableRandom(seed);
         this.retryAfter = retryAfter;
         AtomicInteger threads = new AtomicInteger();
         this.workers = Executors.newCachedThreadPool((task) -> {
@@ -243,7 +245,13 @@ public final class FlakyProvider implements AutoCloseable {
 
     private Outcome nextOutcome() {
         Outcome scripted = this.script.poll();
-        return (scripted != null) ? scripted : this.faults.pick(this.random.nextDouble());
+        return (scripted != null) ? scripted : this.faults.pick(draw());
+    }
+
+    private double draw() {
+        synchronized (this.random) {
+            return this.random.nextDouble();
+        }
     }
 
     private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome)
