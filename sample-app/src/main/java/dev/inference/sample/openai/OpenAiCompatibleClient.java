@@ -43,8 +43,8 @@ import org.jspecify.annotations.Nullable;
  * parser's exception as its cause.</li>
  * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
  * delay, read from {@code retry-after-ms} (milliseconds) or else {@code Retry-After} (seconds or an
- * HTTP date, measured on this client's clock). The error body is read (at most
- * {@value #ERROR_BODY_LIMIT} bytes) and closed; only its {@code error.code} (or {@code error.type})
+ * HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
+ * and closed; only its {@code error.code} (or {@code error.type})
  * identifier goes into the message.</li>
  * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
  * {@link CancellationException}. Its deadline passing: the same, with a

@@ -71,7 +71,13 @@ class ChatController {
         emitter.onCompletion(release);
         emitter.onTimeout(release);
         emitter.onError((ex) -> release.run());
-        this.executor.execute(() -> relay(reader, emitter));
+        try {
+            this.executor.execute(() -> relay(reader, emitter));
+        }
+        catch (RuntimeException ex) {
+            release.run();
+            throw ex;
+        }
         return emitter;
     }
 
