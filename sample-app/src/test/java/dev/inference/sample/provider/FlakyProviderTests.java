@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import dev.inference.client.CallContext;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
@@ -18,7 +17,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -198,7 +196,7 @@ class FlakyProviderTests {
 
         private List<Integer> statuses(FlakyProvider provider, int requests) throws Exception {
             List<Integer> statuses = new ArrayList<>();
-            for (int i : IntStream.range(0, requests).toArray()) {
+            for (int i = 0; i < requests; i++) {
                 statuses.add(post(provider, "/v1/chat/completions", UNARY).statusCode());
             }
             return statuses;
