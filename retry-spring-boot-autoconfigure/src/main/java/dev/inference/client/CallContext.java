@@ -8,8 +8,6 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -20,15 +18,18 @@ import org.jspecify.annotations.Nullable;
  * <p>A context is <em>done</em> once it has been {@linkplain #cancel() cancelled} or its deadline
  * has passed, whichever happens first; it never becomes undone. Views made with
  * {@link #withAuthorizer(Authorizer)} share the cancellation and the deadline of the context they
- * were made from. All methods are thread-safe; {@link #cancel()} may be called from any thread and
- * wakes every thread {@linkplain #await(Duration) waiting} on the context at once.
+ * were made from. All methods are thread-safe; {@link #cancel()} may be called from any thread,
+ * wakes every thread {@linkplain #await(Duration) waiting} on the context at once and runs the
+ * actions registered with {@link #onCancel(Runnable)}.
  */
 public final class CallContext {
 
     private static final CallContext BACKGROUND = new CallContext(null, null, Clock.systemUTC(),
             Authorizer.none());
 
-    private static final CompletionStage<Void> NEVER = new CompletableFuture<Void>().minimalCompletionStage();
+    /** What the background context, which is never cancelled, hands out: there is nothing to withdraw. */
+    private static final Registration NOT_REGISTERED = () -> {
+    };
 
     private final @Nullable Cancellation cancellation;
 
@@ -98,8 +99,12 @@ public final class CallContext {
     /**
      * Cancels the call: the context and all its views become done, and every thread
      * {@linkplain #await(Duration) waiting} on them wakes. Idempotent. Has no effect once the
-     * deadline has passed, since the context is then already done with that failure.
+     * deadline has passed, since the context is then already done with that failure. The first
+     * cancellation runs every action registered with {@link #onCancel(Runnable)}, all of them even
+     * when one throws.
      *
+     * @throws RuntimeException what the first failing registered action threw, the failures of later
+     *     ones attached as suppressed; the context is cancelled all the same
      * @throws IllegalStateException if this is the {@linkplain #background() background} context
      *     (or a view of it), which cannot be cancelled; use {@link #cancellable()}
      */
@@ -191,15 +196,22 @@ public final class CallContext {
     }
 
     /**
-     * Returns a stage that completes when the context is cancelled, so that a transport can abort
-     * an in-flight request. It does not complete when the deadline passes: a transport enforces
-     * the {@linkplain #deadline() deadline} itself, as its request timeout. Completing the returned
-     * stage's {@code toCompletableFuture()} has no effect on the context.
+     * Registers an action to run when the context is cancelled, so that a transport can abort an
+     * in-flight request. The action runs at most once: on the thread that calls {@link #cancel()},
+     * or at once on this thread if the context is already cancelled. It does not run when the
+     * deadline passes: a transport enforces the {@linkplain #deadline() deadline} itself, as its
+     * request timeout. Close the registration when the attempt is over, so that the context stops
+     * holding the action.
      *
-     * @return the cancellation stage; one that never completes for the background context
+     * @param action what to do on cancellation; should be quick and must not block
+     * @return the registration, whose {@code close()} withdraws the action if it has not run
+     * @throws NullPointerException if {@code action} is {@code null}
+     * @throws RuntimeException what the action threw, when the context was already cancelled and the
+     *     action ran at once
      */
-    public CompletionStage<Void> whenCancelled() {
-        return (this.cancellation != null) ? this.cancellation.stage() : NEVER;
+    public Registration onCancel(Runnable action) {
+        Objects.requireNonNull(action, "action must not be null");
+        return (this.cancellation != null) ? this.cancellation.onCancel(action) : NOT_REGISTERED;
     }
 
     /**
@@ -247,6 +259,19 @@ public final class CallContext {
         }
         // Long.MAX_VALUE nanoseconds are some 292 years: a wait that long is a wait forever.
         return (duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) ? Long.MAX_VALUE : duration.toNanos();
+    }
+
+    /**
+     * An action registered with {@link #onCancel(Runnable)}.
+     */
+    @FunctionalInterface
+    public interface Registration extends AutoCloseable {
+
+        /**
+         * Withdraws the action if it has not run yet. Idempotent; never throws.
+         */
+        @Override
+        void close();
     }
 
     @Override

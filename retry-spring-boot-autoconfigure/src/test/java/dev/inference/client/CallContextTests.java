@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.fixtures.MutableClock;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -61,8 +63,10 @@ class CallContextTests {
         }
 
         @Test
-        void neverCompletesItsCancellationStage() {
-            assertThat(this.background.whenCancelled().toCompletableFuture()).isNotDone();
+        void neverRunsAnActionRegisteredForCancellation() {
+            AtomicInteger runs = new AtomicInteger();
+            this.background.onCancel(runs::incrementAndGet).close();
+            assertThat(runs).hasValue(0);
         }
 
         @Test
@@ -112,19 +116,49 @@ class CallContextTests {
         }
 
         @Test
-        void completesItsCancellationStageWhenCancelled() {
-            CompletableFuture<Void> cancelled = this.context.whenCancelled().toCompletableFuture();
-            assertThat(cancelled).isNotDone();
+        void runsEachRegisteredActionOnceWhenCancelled() {
+            AtomicInteger runs = new AtomicInteger();
+            this.context.onCancel(runs::incrementAndGet);
+            this.context.onCancel(runs::incrementAndGet);
             this.context.cancel();
-            assertThat(this.context.whenCancelled().toCompletableFuture()).isCompleted();
+            this.context.cancel();
+            assertThat(runs).hasValue(2);
         }
 
         @Test
-        void isNotCancelledByCompletingItsCancellationStage() {
-            this.context.whenCancelled().toCompletableFuture().complete(null);
-            this.context.whenCancelled().toCompletableFuture().cancel(true);
-            assertThat(this.context.isDone()).isFalse();
-            assertThat(this.context.whenCancelled().toCompletableFuture()).isNotDone();
+        void runsAnActionAtOnceWhenRegisteredAfterTheCancel() {
+            AtomicInteger runs = new AtomicInteger();
+            this.context.cancel();
+            this.context.onCancel(runs::incrementAndGet);
+            assertThat(runs).hasValue(1);
+        }
+
+        @Test
+        void doesNotRunAnActionWhoseRegistrationWasClosed() {
+            AtomicInteger runs = new AtomicInteger();
+            this.context.onCancel(runs::incrementAndGet).close();
+            this.context.cancel();
+            assertThat(runs).hasValue(0);
+        }
+
+        @Test
+        void runsEveryActionAndThenThrowsTheFirstFailureWithTheOthersSuppressed() {
+            IllegalStateException first = new IllegalStateException("first");
+            IllegalArgumentException second = new IllegalArgumentException("second");
+            AtomicInteger runs = new AtomicInteger();
+            this.context.onCancel(() -> {
+                runs.incrementAndGet();
+                throw first;
+            });
+            this.context.onCancel(() -> {
+                runs.incrementAndGet();
+                throw second;
+            });
+            Throwable thrown = catchThrowable(this.context::cancel);
+            assertThat(runs).hasValue(2);
+            assertThat(this.context.isDone()).isTrue();
+            assertThat(thrown).isIn(first, second);
+            assertThat(thrown.getSuppressed()).containsExactly((thrown == first) ? second : first);
         }
 
         @Test
@@ -225,14 +259,16 @@ class CallContextTests {
             CallContextTests.this.clock.advance(Duration.ofSeconds(2));
             context.cancel();
             assertThat(context.failure()).get().isExactlyInstanceOf(DeadlineExceededException.class);
-            assertThat(context.whenCancelled().toCompletableFuture()).isNotDone();
         }
 
         @Test
-        void doesNotCompleteItsCancellationStageAtTheDeadline() {
+        void doesNotRunCancellationActionsAtTheDeadlineOrOnALaterCancel() {
+            AtomicInteger runs = new AtomicInteger();
             CallContext context = CallContext.withTimeout(Duration.ofSeconds(2), CallContextTests.this.clock);
+            context.onCancel(runs::incrementAndGet);
             CallContextTests.this.clock.advance(Duration.ofSeconds(2));
-            assertThat(context.whenCancelled().toCompletableFuture()).isNotDone();
+            context.cancel();
+            assertThat(runs).hasValue(0);
         }
 
         @Test
@@ -278,7 +314,9 @@ class CallContextTests {
             CallContext view = context.withAuthorizer(this.bearer);
             context.cancel();
             assertThat(view.isDone()).isTrue();
-            assertThat(view.whenCancelled().toCompletableFuture()).isCompleted();
+            AtomicInteger runs = new AtomicInteger();
+            view.onCancel(runs::incrementAndGet);
+            assertThat(runs).hasValue(1);
         }
 
         @Test

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,12 +47,37 @@ class CancellationTests {
     }
 
     @Test
-    void completesItsStageOnceCancelled() {
+    void forgetsAnActionOnceItHasRun() {
         Cancellation cancellation = new Cancellation();
-        assertThat(cancellation.stage().toCompletableFuture()).isNotDone();
+        AtomicInteger runs = new AtomicInteger();
+        CallContext.Registration registration = cancellation.onCancel(runs::incrementAndGet);
         cancellation.cancel();
+        registration.close();
         cancellation.cancel();
-        assertThat(cancellation.stage().toCompletableFuture()).isCompleted();
+        assertThat(runs).hasValue(1);
+    }
+
+    /**
+     * An action registered while another thread cancels must run exactly once, whichever side
+     * wins the race: both try to take it out of the set, and only the winner runs it.
+     */
+    @Test
+    @Timeout(60)
+    void runsAnActionRacingWithCancelExactlyOnce() throws Exception {
+        ExecutorService cancellers = Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 2_000; i++) {
+                Cancellation cancellation = new Cancellation();
+                AtomicInteger runs = new AtomicInteger();
+                Future<?> cancelling = cancellers.submit(cancellation::cancel);
+                cancellation.onCancel(runs::incrementAndGet);
+                cancelling.get();
+                assertThat(runs).hasValue(1);
+            }
+        }
+        finally {
+            cancellers.shutdownNow();
+        }
     }
 
     /**

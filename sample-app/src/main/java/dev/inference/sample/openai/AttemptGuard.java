@@ -38,6 +38,9 @@ final class AttemptGuard implements AutoCloseable {
 
     private final List<Runnable> aborts = new CopyOnWriteArrayList<>();
 
+    private CallContext.Registration cancellation = () -> {
+    };
+
     private AttemptGuard() {
     }
 
@@ -57,12 +60,12 @@ final class AttemptGuard implements AutoCloseable {
         AttemptGuard guard = new AttemptGuard();
         context.timeRemaining().ifPresent((left) -> guard.end.completeOnTimeout(End.DEADLINE,
                 (left.compareTo(LONGEST_TIMER) < 0) ? left.toNanos() : Long.MAX_VALUE, TimeUnit.NANOSECONDS));
-        context.whenCancelled().thenRun(() -> guard.end.complete(End.CANCELLED));
         guard.end.thenAccept((end) -> {
             if (end != End.CLOSED) {
                 guard.aborts.forEach(Runnable::run);
             }
         });
+        guard.cancellation = context.onCancel(() -> guard.end.complete(End.CANCELLED));
         return guard;
     }
 
@@ -105,9 +108,13 @@ final class AttemptGuard implements AutoCloseable {
         return this.end.getNow(End.CLOSED) != End.CLOSED;
     }
 
-    /** Ends the guard: cancels its deadline timer; later cancellations of the context abort nothing. */
+    /**
+     * Ends the guard: cancels its deadline timer and withdraws it from the context, so later
+     * cancellations abort nothing and a long-lived context does not keep the guard.
+     */
     @Override
     public void close() {
         this.end.complete(End.CLOSED);
+        this.cancellation.close();
     }
 }
