@@ -16,14 +16,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.jspecify.annotations.Nullable;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -42,6 +42,7 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -60,12 +61,15 @@ class HostileConfigurationTests {
 
     private static final String SECRET_PROPERTY = "spring.ai.openai.api-key=" + SECRET;
 
-    /** A complete, valid policy for every bean, which each case then breaks. */
-    private static final Map<String, String> POLICY = Map.of("inference.retry.stable-retries", "1",
-            "inference.retry.stable-delay", "100ms", "inference.retry.max-attempts", "3",
-            "inference.retry.max-delay", "1s");
-
     private static final List<String> FIELDS = List.of("stable-retries", "stable-delay", "max-attempts", "max-delay");
+
+    /** A complete, valid policy, field by field, which each case then breaks. */
+    private static final Map<String, String> POLICY = Map.of("stable-retries", "1", "stable-delay", "100ms",
+            "max-attempts", "3", "max-delay", "1s");
+
+    /** The rule broken by a delay that a count of nanoseconds cannot hold. */
+    private static final String LONGEST_DELAY_RULE = "must be at most PT2562047H47M16.854775807S "
+            + "(the longest wait counted in nanoseconds)";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
@@ -102,11 +106,11 @@ class HostileConfigurationTests {
         }
         for (String field : FIELDS) {
             // Nothing at the top level; 'local' is complete, the override of 'openai' leaves one field unset.
-            Properties properties = new Properties();
+            PropertySet properties = new PropertySet();
             for (String other : FIELDS) {
-                properties.with("inference.retry.clients.local." + other, POLICY.get("inference.retry." + other));
+                properties.with("inference.retry.clients.local." + other, POLICY.get(other));
                 if (!other.equals(field)) {
-                    properties.with("inference.retry.clients.openai." + other, POLICY.get("inference.retry." + other));
+                    properties.with("inference.retry.clients.openai." + other, POLICY.get(other));
                 }
             }
             cases.add(argumentSet("missing in a client's override: " + field, properties.list(), ConfigException.class,
@@ -187,9 +191,6 @@ class HostileConfigurationTests {
         return cases.stream();
     }
 
-    private static final String LONGEST_DELAY_RULE = "must be at most PT2562047H47M16.854775807S "
-            + "(the longest wait counted in nanoseconds)";
-
     private static String missing(String beanName, String field) {
         return "InferenceClient bean '" + beanName + "': inference.retry." + field + " is not set: must be set, or "
                 + "inference.retry.clients." + beanName + "." + field + " instead; there is no default";
@@ -232,9 +233,11 @@ class HostileConfigurationTests {
                 property);
     }
 
-    private static Properties policy() {
-        Properties properties = new Properties();
-        POLICY.forEach(properties::with);
+    private static PropertySet policy() {
+        PropertySet properties = new PropertySet();
+        for (String field : FIELDS) {
+            properties.with("inference.retry." + field, POLICY.get(field));
+        }
         return properties;
     }
 
@@ -245,8 +248,7 @@ class HostileConfigurationTests {
     static FailureAnalysis analyze(Throwable failure, Environment environment) {
         List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation()
             .load(FailureAnalyzer.class, ArgumentResolver.of(Environment.class, environment),
-                    SpringFactoriesLoader.FailureHandler.logging(
-                            org.apache.commons.logging.LogFactory.getLog(HostileConfigurationTests.class)));
+                    FailureHandler.logging(LogFactory.getLog(HostileConfigurationTests.class)));
         AnnotationAwareOrderComparator.sort(analyzers);
         return analyzers.stream()
             .map((analyzer) -> analyzer.analyze(failure))
@@ -316,19 +318,20 @@ class HostileConfigurationTests {
     @ExtendWith(OutputCaptureExtension.class)
     class Secrets {
 
-        @ParameterizedTest
-        @ValueSource(strings = { "--inference.retry.clients.openai.max-attempts=0",
-                "--inference.retry.clients.openai.max-attempts=three", "--inference.retry.clients.opneai.enabled=false",
-                "--inference.retry.clients.openai.max-atempts=3" })
-        void neverPrintsAnUnrelatedSecretInTheStartupReport(String broken, CapturedOutput output) {
-            SpringApplication application = new SpringApplication(InferenceRetryFailureAnalyzerTests.OneClientApplication.class);
+        @ParameterizedTest(name = "{0}")
+        @CsvSource({ "inference.retry.clients.openai.max-attempts=0, inference.retry.clients.openai.max-attempts",
+                "inference.retry.clients.openai.max-attempts=three, inference.retry.clients.openai.max-attempts",
+                "inference.retry.clients.opneai.enabled=false, inference.retry.clients.opneai",
+                "inference.retry.clients.openai.max-atempts=3, inference.retry.clients.openai.max-atempts" })
+        void neverPrintsAnUnrelatedSecretInTheStartupReport(String broken, String property, CapturedOutput output) {
+            SpringApplication application = new SpringApplication(
+                    InferenceRetryFailureAnalyzerTests.OneClientApplication.class);
             application.setWebApplicationType(WebApplicationType.NONE);
             assertThatException().isThrownBy(() -> application.run("--" + SECRET_PROPERTY,
                     "--inference.retry.stable-retries=1", "--inference.retry.stable-delay=200ms",
-                    "--inference.retry.max-attempts=5", "--inference.retry.max-delay=5s", broken));
-            String property = broken.substring(2, broken.indexOf('='));
+                    "--inference.retry.max-attempts=5", "--inference.retry.max-delay=5s", "--" + broken));
             assertThat(output).contains("APPLICATION FAILED TO START")
-                .contains(property.substring(0, property.lastIndexOf('.')))
+                .contains("    Property: " + property + "\n")
                 .doesNotContain(SECRET);
         }
 
@@ -350,16 +353,16 @@ class HostileConfigurationTests {
     }
 
     /** Property values in the order they were set; setting a property again replaces its value. */
-    private static final class Properties {
+    private static final class PropertySet {
 
-        private final Map<String, @Nullable String> values = new LinkedHashMap<>();
+        private final Map<String, String> values = new LinkedHashMap<>();
 
-        Properties with(String property, String value) {
+        PropertySet with(String property, String value) {
             this.values.put(property, value);
             return this;
         }
 
-        Properties without(String property) {
+        PropertySet without(String property) {
             this.values.remove(property);
             return this;
         }
