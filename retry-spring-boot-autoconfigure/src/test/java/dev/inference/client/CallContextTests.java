@@ -401,6 +401,13 @@ class CallContextTests {
         }
 
         @Test
+        void acceptsATimeoutJustPastTheLongestCountOfNanoseconds() throws InterruptedException {
+            CallContext context = CallContext.cancellable();
+            context.cancel();
+            assertThat(context.await(Duration.ofSeconds(Long.MAX_VALUE / 1_000_000_000L, 999_999_999))).isTrue();
+        }
+
+        @Test
         void refusesANullTimeout() {
             assertThatNullPointerException().isThrownBy(() -> CallContext.cancellable().await(null))
                 .withMessage("timeout must not be null");

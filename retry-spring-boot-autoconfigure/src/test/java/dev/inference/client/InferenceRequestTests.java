@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,6 +48,14 @@ class InferenceRequestTests {
             .hasSameHashCodeAs(InferenceRequest.of("gpt-test", "Say hello"))
             .isNotEqualTo(InferenceRequest.of("gpt-test", "Say goodbye"))
             .isNotEqualTo(InferenceRequest.of("gpt-other", "Say hello"));
+    }
+
+    @Test
+    void hashesRequestsThatDifferInModelOrInputApart() {
+        assertThat(List.of(InferenceRequest.of("gpt-test", "Say hello"), InferenceRequest.of("gpt-test", "Say goodbye"),
+                InferenceRequest.of("gpt-other", "Say hello")))
+            .extracting(InferenceRequest::hashCode)
+            .doesNotHaveDuplicates();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class InferenceResponseTests {
@@ -25,6 +26,11 @@ class InferenceResponseTests {
     }
 
     @Test
+    void acceptsZeroAttempts() {
+        assertThat(InferenceResponse.of("Hello").withAttempts(3).withAttempts(0).attempts()).isZero();
+    }
+
+    @Test
     void refusesNegativeAttempts() {
         assertThatIllegalArgumentException().isThrownBy(() -> InferenceResponse.of("Hello").withAttempts(-1))
             .withMessage("attempts must not be negative, was -1");
@@ -42,6 +48,18 @@ class InferenceResponseTests {
             .hasSameHashCodeAs(InferenceResponse.of("Hello").withAttempts(2))
             .isNotEqualTo(InferenceResponse.of("Hello").withAttempts(1))
             .isNotEqualTo(InferenceResponse.of("Bye").withAttempts(2));
+    }
+
+    /**
+     * Neighbouring outputs ("Hello", "Hellp") and attempts hash apart, in either direction: a hash
+     * code that ignored a field, or mixed them so that one offsets the other, would collide here.
+     */
+    @Test
+    void hashesResponsesThatDifferInOutputOrAttemptsApart() {
+        assertThat(List.of(InferenceResponse.of("Hello").withAttempts(1), InferenceResponse.of("Hello").withAttempts(2),
+                InferenceResponse.of("Hellp").withAttempts(1), InferenceResponse.of("Hellp").withAttempts(32)))
+            .extracting(InferenceResponse::hashCode)
+            .doesNotHaveDuplicates();
     }
 
     @Test

@@ -30,6 +30,11 @@ class StreamEventTests {
     }
 
     @Test
+    void hashesEventsWithDifferentDataApart() {
+        assertThat(StreamEvent.of("Hel")).doesNotHaveSameHashCodeAs(StreamEvent.of("lo"));
+    }
+
+    @Test
     void leavesTheDataOutOfItsDescription() {
         assertThat(StreamEvent.of("secret")).hasToString("StreamEvent[data=6 chars]");
     }

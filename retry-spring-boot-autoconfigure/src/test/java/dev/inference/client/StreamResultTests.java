@@ -41,6 +41,11 @@ class StreamResultTests {
     }
 
     @Test
+    void acceptsZeroAttempts() {
+        assertThat(StreamResult.completed().withAttempts(3).withAttempts(0).attempts()).isZero();
+    }
+
+    @Test
     void refusesNegativeAttempts() {
         assertThatIllegalArgumentException().isThrownBy(() -> StreamResult.completed().withAttempts(-1))
             .withMessage("attempts must not be negative, was -1");
@@ -52,6 +57,12 @@ class StreamResultTests {
             .hasSameHashCodeAs(StreamResult.completed().withAttempts(1))
             .isNotEqualTo(StreamResult.completed())
             .isNotEqualTo(StreamResult.failed(this.dropped).withAttempts(1));
+    }
+
+    @Test
+    void hashesResultsThatDifferInAttemptsApart() {
+        assertThat(StreamResult.completed().withAttempts(1))
+            .doesNotHaveSameHashCodeAs(StreamResult.completed().withAttempts(2));
     }
 
     @Test

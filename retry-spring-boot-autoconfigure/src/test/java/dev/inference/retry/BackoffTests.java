@@ -80,6 +80,20 @@ class BackoffTests {
             assertThat(Backoff.slot(policy, Integer.MAX_VALUE - 1)).isEqualTo(Duration.ofSeconds(Long.MAX_VALUE));
         }
 
+        @Test
+        void doublesToJustBelowAMaxDelayThatIsOneNanosecondLongerThanTheDoubling() {
+            Policy policy = new Policy(0, Duration.ofMillis(100), 10, Duration.ofMillis(200).plusNanos(1));
+            assertThat(Backoff.slot(policy, 1)).isEqualTo(Duration.ofMillis(200));
+        }
+
+        @Test
+        void doublesUnderAMaxDelayJustPastTheLongestCountOfNanoseconds() {
+            Duration max = Duration.ofSeconds(Long.MAX_VALUE / 1_000_000_000L, 999_999_999);
+            Policy policy = new Policy(0, Duration.ofSeconds(1), 10, max);
+            assertThat(Backoff.slot(policy, 1)).isEqualTo(Duration.ofSeconds(2));
+            assertThat(Backoff.slot(policy, 9)).isEqualTo(Duration.ofSeconds(512));
+        }
+
         @ParameterizedTest
         @ValueSource(ints = { 0, -1, Integer.MIN_VALUE })
         void refusesAttemptsBelowOne(int failedAttempt) {
@@ -258,6 +272,13 @@ class BackoffTests {
             Policy huge = new Policy(0, Duration.ofSeconds(1), Integer.MAX_VALUE, Duration.ofSeconds(Long.MAX_VALUE));
             assertThat(Backoff.delay(huge, Integer.MAX_VALUE - 1, 0.9, null))
                 .isEqualTo(Duration.ofSeconds((long) (Long.MAX_VALUE * 0.9)));
+        }
+
+        @Test
+        void scalesASlotJustPastTheLongestCountOfNanosecondsInWholeSeconds() {
+            Duration stable = Duration.ofSeconds(Long.MAX_VALUE / 1_000_000_000L, 999_999_999);
+            Policy policy = new Policy(1, stable, 2, stable);
+            assertThat(Backoff.delay(policy, 1, 1.0, null)).isEqualTo(Duration.ofSeconds(stable.getSeconds()));
         }
 
         @Test

@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.NetworkException;
+import dev.inference.fixtures.CapturedLog;
 import dev.inference.retry.RecordingListener.Exhausted;
 import dev.inference.retry.RecordingListener.Finished;
 import dev.inference.retry.RecordingListener.Scheduled;
 import java.time.Duration;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class ContainedListenerTests {
 
@@ -21,6 +25,9 @@ class ContainedListenerTests {
 
     private final RecordingListener recording = new RecordingListener();
 
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of(RetryClient.class);
+
     @Test
     void tellsEveryListenerDespiteAnEarlierOneThrowing() {
         ContainedListener contained = new ContainedListener(List.of(new Throwing(), this.recording));
@@ -29,6 +36,36 @@ class ContainedListenerTests {
         contained.exhausted(this.event, this.exhausted);
         assertThat(this.recording.calls()).containsExactly(new Finished(this.event),
                 new Scheduled(this.event, Duration.ofSeconds(1)), new Exhausted(this.event, this.exhausted));
+    }
+
+    @Test
+    void logsEachContainedExceptionAsAWarningNamingTheListenerMethodAttemptAndClient() {
+        Throwing throwing = new Throwing();
+        ContainedListener contained = new ContainedListener(List.of(throwing, this.recording));
+        contained.attemptFinished(this.event);
+        contained.retryScheduled(this.event, Duration.ofSeconds(1));
+        contained.exhausted(this.event, this.exhausted);
+        assertThat(this.log.records()).extracting(LogRecord::getLevel).containsOnly(Level.WARNING);
+        assertThat(this.log.records()).extracting(LogRecord::getMessage).containsExactly(
+                "RetryListener Throwing threw from attemptFinished for attempt 1 of client 'chat'; the call goes on",
+                "RetryListener Throwing threw from retryScheduled for attempt 1 of client 'chat'; the call goes on",
+                "RetryListener Throwing threw from exhausted for attempt 1 of client 'chat'; the call goes on");
+        assertThat(this.log.records()).extracting((record) -> record.getThrown().getMessage()).containsExactly(
+                "attemptFinished is broken", "retryScheduled is broken", "exhausted is broken");
+    }
+
+    @Test
+    void logsNothingWhenNoListenerThrows() {
+        ContainedListener contained = new ContainedListener(List.of(this.recording));
+        contained.attemptFinished(this.event);
+        contained.retryScheduled(this.event, Duration.ofSeconds(1));
+        contained.exhausted(this.event, this.exhausted);
+        assertThat(this.log.records()).isEmpty();
+    }
+
+    @Test
+    void describesItselfByItsListeners() {
+        assertThat(new ContainedListener(List.of(new Throwing(), new Throwing()))).hasToString("[Throwing, Throwing]");
     }
 
     @Test

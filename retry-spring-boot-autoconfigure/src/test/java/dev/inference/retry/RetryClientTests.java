@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.catchThrowable;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.Mockito.doThrow;
-import static org.mockito.Mockito.inOrder;
-import static org.mockito.Mockito.mock;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.HalfOpenStreamException;
@@ -21,6 +17,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.fixtures.CapturedLog;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.ScriptedReader;
@@ -30,8 +27,10 @@ import dev.inference.retry.RecordingListener.Scheduled;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
-import org.mockito.InOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class RetryClientTests {
 
@@ -56,6 +55,10 @@ class RetryClientTests {
 
     /** Waits an hour, so that only a cancellation can end the wait. */
     private static final Policy HOUR_LONG_WAIT = new Policy(1, Duration.ofHours(1), 2, Duration.ofHours(1));
+
+    /** Keeps the warnings about listeners that throw, which some tests provoke, off the console. */
+    @RegisterExtension
+    final CapturedLog log = CapturedLog.of(RetryClient.class);
 
     private final ScriptedClient inner = ScriptedClient.script();
 
@@ -399,36 +402,44 @@ class RetryClientTests {
 
         @Test
         void tellsListenersInTheOrderTheyWereAdded() {
-            RetryListener first = mock(RetryListener.class);
-            RetryListener second = mock(RetryListener.class);
+            List<Map.Entry<String, Object>> calls = new CopyOnWriteArrayList<>();
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset).thenRespond("hello");
             RetryClient.builder(RetryClientTests.this.inner, FIVE_ATTEMPTS)
-                .listener(first)
-                .listener(second)
+                .listener(new NamedListener("first", calls))
+                .listener(new NamedListener("second", calls))
                 .sleeper(RetryClientTests.this.sleeper)
                 .random(FixedRandom.noJitter())
                 .build()
                 .invoke(REQUEST);
             AttemptEvent failed = new AttemptEvent("default", Operation.INVOKE, 1, reset, true);
             AttemptEvent succeeded = new AttemptEvent("default", Operation.INVOKE, 2, null, false);
-            InOrder inOrder = inOrder(first, second);
-            inOrder.verify(first).attemptFinished(failed);
-            inOrder.verify(second).attemptFinished(failed);
-            inOrder.verify(first).retryScheduled(failed, Duration.ofMillis(100));
-            inOrder.verify(second).retryScheduled(failed, Duration.ofMillis(100));
-            inOrder.verify(first).attemptFinished(succeeded);
-            inOrder.verify(second).attemptFinished(succeeded);
-            inOrder.verifyNoMoreInteractions();
+            assertThat(calls).containsExactly(Map.entry("first", new Finished(failed)),
+                    Map.entry("second", new Finished(failed)),
+                    Map.entry("first", new Scheduled(failed, Duration.ofMillis(100))),
+                    Map.entry("second", new Scheduled(failed, Duration.ofMillis(100))),
+                    Map.entry("first", new Finished(succeeded)), Map.entry("second", new Finished(succeeded)));
         }
 
         @Test
         void containsAListenerThatThrowsAndStillTellsTheListenersAfterIt() {
-            RetryListener throwing = mock(RetryListener.class);
             IllegalStateException broken = new IllegalStateException("listener is broken");
-            doThrow(broken).when(throwing).attemptFinished(any());
-            doThrow(broken).when(throwing).retryScheduled(any(), any());
-            doThrow(broken).when(throwing).exhausted(any(), any());
+            RetryListener throwing = new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw broken;
+                }
+
+                @Override
+                public void retryScheduled(AttemptEvent failed, Duration delay) {
+                    throw broken;
+                }
+
+                @Override
+                public void exhausted(AttemptEvent last, ExhaustedException exception) {
+                    throw broken;
+                }
+            };
             NetworkException first = reset();
             NetworkException last = reset();
             RetryClientTests.this.inner.thenFail(first, last);
@@ -448,6 +459,8 @@ class RetryClientTests {
                     new Scheduled(invoke(1, first, true), Duration.ofMillis(100)),
                     new Finished(invoke(2, last, true)),
                     new Exhausted(invoke(2, last, true), exhausted));
+            assertThat(RetryClientTests.this.log.records()).hasSize(4)
+                .allSatisfy((record) -> assertThat(record.getThrown()).isSameAs(broken));
         }
 
         @Test
@@ -989,6 +1002,25 @@ class RetryClientTests {
                 scheduled.countDown();
             }
         };
+    }
+
+    /** Records each call it receives, tagged with its name, into a list it shares with others. */
+    private record NamedListener(String name, List<Map.Entry<String, Object>> calls) implements RetryListener {
+
+        @Override
+        public void attemptFinished(AttemptEvent event) {
+            this.calls.add(Map.entry(this.name, new Finished(event)));
+        }
+
+        @Override
+        public void retryScheduled(AttemptEvent failed, Duration delay) {
+            this.calls.add(Map.entry(this.name, new Scheduled(failed, delay)));
+        }
+
+        @Override
+        public void exhausted(AttemptEvent last, ExhaustedException exception) {
+            this.calls.add(Map.entry(this.name, new Exhausted(last, exception)));
+        }
     }
 
     @SuppressWarnings("unchecked")

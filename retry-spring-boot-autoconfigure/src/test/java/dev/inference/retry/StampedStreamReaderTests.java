@@ -37,6 +37,13 @@ class StampedStreamReaderTests {
     }
 
     @Test
+    void describesItsAttemptsAndDelegate() {
+        ScriptedReader delegate = ScriptedReader.completing();
+        assertThat(new StampedStreamReader(delegate, 2))
+            .hasToString("StampedStreamReader[attempts=2, delegate=" + delegate + "]");
+    }
+
+    @Test
     void closesTheDelegate() {
         ScriptedReader delegate = ScriptedReader.completing();
         new StampedStreamReader(delegate, 1).close();

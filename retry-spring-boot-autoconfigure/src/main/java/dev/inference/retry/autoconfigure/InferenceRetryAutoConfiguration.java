@@ -7,9 +7,9 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
@@ -21,10 +21,11 @@ import org.springframework.context.annotation.Bean;
  * must resolve to a complete, valid policy; otherwise the application fails to start with an
  * {@link InvalidRetryPropertyException}. Every {@link RetryListener} bean is attached to every
  * retrying client, and every {@link RetryClientBuilderCustomizer} bean then customizes its builder.
- * With {@code inference.retry.enabled=false} none of this happens.
+ * With {@code inference.retry.enabled=false} none of this happens; a value of it that is not a
+ * boolean fails startup.
  */
 @AutoConfiguration
-@ConditionalOnBooleanProperty(name = "inference.retry.enabled", matchIfMissing = true)
+@Conditional(OnRetryEnabledCondition.class)
 @EnableConfigurationProperties(InferenceRetryProperties.class)
 public final class InferenceRetryAutoConfiguration {
 

@@ -13,8 +13,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * <p>The four policy fields have no defaults: every retried bean must get each of them, from its
  * entry under {@code clients} or from the top level. Field by field, a client's value wins over the
  * top-level one.
+ *
+ * <p>A key under {@code inference.retry} that names none of these properties, such as a misspelt
+ * {@code inference.retry.clients.openai.max-atempts}, fails binding instead of being ignored: ignored,
+ * it would leave the value it was meant to override silently in force.
  */
-@ConfigurationProperties("inference.retry")
+@ConfigurationProperties(prefix = "inference.retry", ignoreUnknownFields = false)
 public class InferenceRetryProperties {
 
     /**

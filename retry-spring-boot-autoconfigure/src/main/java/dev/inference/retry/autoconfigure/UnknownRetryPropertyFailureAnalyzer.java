@@ -1,0 +1,86 @@
+package dev.inference.retry.autoconfigure;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+
+/**
+ * Describes keys under {@code inference.retry} that no property binds: a misspelt or invented key
+ * (such as {@code inference.retry.clients.openai.max-atempts}), or a property left blank. The
+ * Description names each key, where it was set and the keys that exist; the Action says to correct
+ * or remove it. Keys outside {@code inference.retry} are left to Spring Boot's own analyzer, which
+ * this one precedes.
+ *
+ * <p>The value of an unknown key is not printed: a key that is not a retry setting may hold
+ * anything, a misplaced credential included. Its origin says where to find it.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException> {
+
+    private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("inference.retry");
+
+    private static final Set<String> SETTINGS = Set.of("enabled", "stable-retries", "stable-delay", "max-attempts",
+            "max-delay");
+
+    private static final String CLIENT_SETTINGS = "enabled, stable-retries, stable-delay, max-attempts and max-delay";
+
+    @Override
+    protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
+        List<ConfigurationProperty> properties = cause.getUnboundProperties()
+            .stream()
+            .sorted(Comparator.comparing((property) -> property.getName().toString()))
+            .toList();
+        if (properties.isEmpty() || !properties.stream().allMatch((property) -> PREFIX.isAncestorOf(property.getName()))) {
+            return null;
+        }
+        StringBuilder description = new StringBuilder("Unknown or blank retry configuration:\n");
+        StringBuilder action = new StringBuilder();
+        for (ConfigurationProperty property : properties) {
+            String name = property.getName().toString();
+            boolean blank = isSetting(property.getName()) && property.getValue() instanceof CharSequence value
+                    && value.toString().isBlank();
+            description.append("\n    Property: ").append(name);
+            Origin origin = property.getOrigin();
+            if (origin != null) {
+                description.append("\n    Origin: ").append(origin);
+            }
+            description.append("\n    Reason: ").append(blank ? blankReason() : unknownReason(property.getName()))
+                .append('\n');
+            action.append(action.isEmpty() ? "" : "\n")
+                .append(blank ? "Set " + name + " to a value, or remove it." : "Correct or remove " + name + ".");
+        }
+        return new FailureAnalysis(description.toString().stripTrailing(), action.toString(), cause);
+    }
+
+    /** Whether the name is one of the properties: {@code inference.retry.<setting>} or a client's. */
+    private static boolean isSetting(ConfigurationPropertyName name) {
+        int elements = name.getNumberOfElements();
+        String last = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
+        return SETTINGS.contains(last) && (elements == 3 || (elements == 5 && isUnderClients(name)));
+    }
+
+    private static boolean isUnderClients(ConfigurationPropertyName name) {
+        return name.getNumberOfElements() > 4 && "clients".equals(name.getElement(2, ConfigurationPropertyName.Form.DASHED));
+    }
+
+    private static String blankReason() {
+        return "is blank: a retry property takes a value, or is left out";
+    }
+
+    private static String unknownReason(ConfigurationPropertyName name) {
+        if (isUnderClients(name)) {
+            return "is not a setting of a client: inference.retry.clients.<bean-name> takes " + CLIENT_SETTINGS;
+        }
+        return "is not a retry property: inference.retry takes " + CLIENT_SETTINGS.replace(" and ", ", ")
+                + " and clients.<bean-name>";
+    }
+}
