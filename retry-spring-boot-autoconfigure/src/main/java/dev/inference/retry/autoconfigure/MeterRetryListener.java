@@ -32,21 +32,37 @@ import org.jspecify.annotations.Nullable;
  * {@code client} and {@code operation}.</li>
  * </ul>
  * The exhausted counters and backoff timers of the clients named at construction are registered at
- * once, at zero, for both operations; the meters of each client are built once and reused.
+ * once, at zero, for both operations; the meters of each client are built once and reused, so an
+ * attempt costs a map lookup and a counter increment.
+ *
+ * <p>The auto-configuration attaches one to every wrapped client when a {@link MeterRegistry} bean
+ * exists. It depends on Micrometer only, so an application that builds its {@code RetryClient}s by
+ * hand can add it with {@code RetryClient.Builder#listener}. Thread-safe.
  */
-final class MeterRetryListener implements RetryListener {
+public final class MeterRetryListener implements RetryListener {
 
-    static final String ATTEMPTS = "inference.retry.attempts";
+    /** The name of the counter of attempts. */
+    public static final String ATTEMPTS = "inference.retry.attempts";
 
-    static final String EXHAUSTED = "inference.retry.exhausted";
+    /** The name of the counter of calls that ended in an {@link ExhaustedException}. */
+    public static final String EXHAUSTED = "inference.retry.exhausted";
 
-    static final String BACKOFF = "inference.retry.backoff";
+    /** The name of the timer of scheduled waits. */
+    public static final String BACKOFF = "inference.retry.backoff";
 
     private final MeterRegistry registry;
 
     private final ConcurrentMap<String, ClientMeters> clients = new ConcurrentHashMap<>();
 
-    MeterRetryListener(MeterRegistry registry, Iterable<String> clientNames) {
+    /**
+     * Creates the listener and registers, at zero, the exhausted counters and backoff timers of the
+     * named clients; meters of clients first seen in an event are registered then.
+     *
+     * @param registry where the meters are registered
+     * @param clientNames the names of the clients known up front, as given to
+     *     {@code RetryClient.Builder#name}
+     */
+    public MeterRetryListener(MeterRegistry registry, Iterable<String> clientNames) {
         this.registry = registry;
         for (String client : clientNames) {
             meters(client);
