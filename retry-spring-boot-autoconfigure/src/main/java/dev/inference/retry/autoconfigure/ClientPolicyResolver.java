@@ -43,13 +43,13 @@ final class ClientPolicyResolver {
     static Policy resolve(String beanName, InferenceRetryProperties properties) {
         InferenceRetryProperties.@Nullable Client client = properties.getClients().get(beanName);
         Field<Integer> stableRetries = Field.of(beanName, "stable-retries", "stableRetries", properties, client,
-                InferenceRetryProperties::getStableRetries, InferenceRetryProperties.Client::getStableRetries);
+                RetryPolicyProperties::getStableRetries);
         Field<Duration> stableDelay = Field.of(beanName, "stable-delay", "stableDelay", properties, client,
-                InferenceRetryProperties::getStableDelay, InferenceRetryProperties.Client::getStableDelay);
+                RetryPolicyProperties::getStableDelay);
         Field<Integer> maxAttempts = Field.of(beanName, "max-attempts", "maxAttempts", properties, client,
-                InferenceRetryProperties::getMaxAttempts, InferenceRetryProperties.Client::getMaxAttempts);
+                RetryPolicyProperties::getMaxAttempts);
         Field<Duration> maxDelay = Field.of(beanName, "max-delay", "maxDelay", properties, client,
-                InferenceRetryProperties::getMaxDelay, InferenceRetryProperties.Client::getMaxDelay);
+                RetryPolicyProperties::getMaxDelay);
         List<Field<?>> fields = List.of(stableRetries, stableDelay, maxAttempts, maxDelay);
         for (Field<?> field : fields) {
             field.require();
@@ -121,14 +121,13 @@ final class ClientPolicyResolver {
         }
 
         static <T> Field<T> of(String beanName, String name, String component, InferenceRetryProperties properties,
-                InferenceRetryProperties.@Nullable Client client, Function<InferenceRetryProperties, @Nullable T> global,
-                Function<InferenceRetryProperties.Client, @Nullable T> override) {
+                InferenceRetryProperties.@Nullable Client client, Function<RetryPolicyProperties, @Nullable T> field) {
             String clientProperty = PREFIX + "clients." + beanName + "." + name;
-            T overridden = (client != null) ? override.apply(client) : null;
+            T overridden = (client != null) ? field.apply(client) : null;
             if (overridden != null) {
                 return new Field<>(beanName, component, clientProperty, clientProperty, overridden);
             }
-            return new Field<>(beanName, component, PREFIX + name, clientProperty, global.apply(properties));
+            return new Field<>(beanName, component, PREFIX + name, clientProperty, field.apply(properties));
         }
 
         T require() {

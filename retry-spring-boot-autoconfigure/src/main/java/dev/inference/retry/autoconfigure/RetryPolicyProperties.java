@@ -1,0 +1,105 @@
+package dev.inference.retry.autoconfigure;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The four policy fields, as bound at the top level of {@code inference.retry} and under each
+ * {@code inference.retry.clients.<bean-name>}. Every field is {@code null} until set: there are no
+ * defaults, and {@link ClientPolicyResolver} refuses a bean whose field is set nowhere.
+ */
+public abstract class RetryPolicyProperties {
+
+    /**
+     * Number of retries that wait stable-delay before the wait starts doubling.
+     */
+    private @Nullable Integer stableRetries;
+
+    /**
+     * Wait after each of the first stable-retries failed attempts, and the base of the doubling
+     * waits after them.
+     */
+    private @Nullable Duration stableDelay;
+
+    /**
+     * Maximum number of attempts per call, the first one included.
+     */
+    private @Nullable Integer maxAttempts;
+
+    /**
+     * Maximum wait between two attempts, before jitter.
+     */
+    private @Nullable Duration maxDelay;
+
+    /**
+     * Returns the number of stable retries.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Integer getStableRetries() {
+        return this.stableRetries;
+    }
+
+    /**
+     * Sets the number of stable retries.
+     *
+     * @param stableRetries the value, or {@code null} to leave it unset here
+     */
+    public void setStableRetries(@Nullable Integer stableRetries) {
+        this.stableRetries = stableRetries;
+    }
+
+    /**
+     * Returns the stable delay.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Duration getStableDelay() {
+        return this.stableDelay;
+    }
+
+    /**
+     * Sets the stable delay.
+     *
+     * @param stableDelay the value, or {@code null} to leave it unset here
+     */
+    public void setStableDelay(@Nullable Duration stableDelay) {
+        this.stableDelay = stableDelay;
+    }
+
+    /**
+     * Returns the maximum number of attempts.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Integer getMaxAttempts() {
+        return this.maxAttempts;
+    }
+
+    /**
+     * Sets the maximum number of attempts.
+     *
+     * @param maxAttempts the value, or {@code null} to leave it unset here
+     */
+    public void setMaxAttempts(@Nullable Integer maxAttempts) {
+        this.maxAttempts = maxAttempts;
+    }
+
+    /**
+     * Returns the maximum delay.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Duration getMaxDelay() {
+        return this.maxDelay;
+    }
+
+    /**
+     * Sets the maximum delay.
+     *
+     * @param maxDelay the value, or {@code null} to leave it unset here
+     */
+    public void setMaxDelay(@Nullable Duration maxDelay) {
+        this.maxDelay = maxDelay;
+    }
+}
