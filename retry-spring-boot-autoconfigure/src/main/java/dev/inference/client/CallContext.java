@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -187,7 +187,15 @@ public final class CallContext {
             this.cancellation.await(nanos);
         }
         else if (nanos > 0) {
-            TimeUnit.NANOSECONDS.sleep(nanos);
+            // Not TimeUnit.sleep: before Java 21, Thread.sleep(millis, nanos) rounds any
+            // nanoseconds up to a whole millisecond.
+            long start = System.nanoTime();
+            for (long left = nanos; left > 0; left = nanos - (System.nanoTime() - start)) {
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
         }
         else if (Thread.interrupted()) {
             throw new InterruptedException();

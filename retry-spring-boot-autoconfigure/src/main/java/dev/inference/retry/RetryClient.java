@@ -64,6 +64,9 @@ public final class RetryClient implements InferenceClient {
 
     private final Sleeper sleeper;
 
+    /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
+    private final AttemptEvent[] firstAttemptSucceeded;
+
     private RetryClient(Builder builder) {
         this.inner = builder.inner;
         this.policy = builder.policy;
@@ -71,6 +74,10 @@ public final class RetryClient implements InferenceClient {
         this.listener = builder.listeners.isEmpty() ? null : new ContainedListener(builder.listeners);
         this.random = builder.random;
         this.sleeper = builder.sleeper;
+        this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
+        for (Operation operation : Operation.values()) {
+            this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
+        }
     }
 
     /**
@@ -155,43 +162,39 @@ public final class RetryClient implements InferenceClient {
         return execute(Step.STREAM, request, context);
     }
 
+    /**
+     * Makes the first attempt. Kept apart from {@link #retry} and small, so that the JIT inlines
+     * the success path into the caller.
+     */
     private <T> T execute(Step<T> step, InferenceRequest request, CallContext context) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
-        // Failures of earlier attempts: the last one for a cancelled wait, all of them on exhaustion.
-        RuntimeException previous = null;
+        Optional<RuntimeException> done = context.failure();
+        if (done.isPresent()) {
+            throw done.get();
+        }
+        T result;
+        try {
+            result = step.attempt(this.inner, request, context);
+        }
+        catch (RuntimeException ex) {
+            return retry(step, request, context, ex);
+        }
+        return succeeded(step, result, 1);
+    }
+
+    /** Handles the failure of attempt n, waits, makes attempt n + 1, and so on. */
+    private <T> T retry(Step<T> step, InferenceRequest request, CallContext context, RuntimeException firstFailure) {
+        // Failures of the attempts before the current one, for an ExhaustedException.
         List<RuntimeException> recovered = null;
         List<Throwable> closeFailures = null;
+        RuntimeException thrown = firstFailure;
         for (int attempt = 1;; attempt++) {
-            // The caller may have given up before the first attempt or during the last wait.
-            Optional<RuntimeException> done = context.failure();
-            if (done.isPresent()) {
-                throw suppressing(done.get(), previous, closeFailures);
-            }
-
-            RuntimeException failure;
-            try {
-                T result = step.attempt(this.inner, request, context);
-                if (this.listener != null) {
-                    try {
-                        this.listener.attemptFinished(new AttemptEvent(this.name, step.operation, attempt, null, false));
-                    }
-                    catch (Error ex) {
-                        // The caller never gets the result, so nobody else could release it.
-                        step.release(result, ex);
-                        throw ex;
-                    }
-                }
-                return step.stamp(result, attempt);
-            }
-            catch (HalfOpenStreamException halfOpen) {
+            RuntimeException failure = thrown;
+            if (thrown instanceof HalfOpenStreamException halfOpen) {
                 closeFailures = closeQuietly(halfOpen.reader(), closeFailures);
                 failure = halfOpen.getCause();
             }
-            catch (RuntimeException ex) {
-                failure = ex;
-            }
-
             RuntimeException deciding = Classification.decidingFailure(failure);
             AttemptEvent event = (this.listener != null)
                     ? new AttemptEvent(this.name, step.operation, attempt, failure, deciding != null) : null;
@@ -213,7 +216,7 @@ public final class RetryClient implements InferenceClient {
                 throw exhausted;
             }
             // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
-            done = context.failure();
+            Optional<RuntimeException> done = context.failure();
             if (done.isPresent()) {
                 throw suppressing(done.get(), failure, closeFailures);
             }
@@ -238,12 +241,42 @@ public final class RetryClient implements InferenceClient {
                 cancelled.initCause(ex);
                 throw suppressing(cancelled, failure, closeFailures);
             }
+            // The caller may have given up during the wait.
+            done = context.failure();
+            if (done.isPresent()) {
+                throw suppressing(done.get(), failure, closeFailures);
+            }
             // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
             // allocate an array that large on the first retry.
             recovered = (recovered != null) ? recovered : new ArrayList<>();
             recovered.add(failure);
-            previous = failure;
+
+            T result;
+            try {
+                result = step.attempt(this.inner, request, context);
+            }
+            catch (RuntimeException ex) {
+                thrown = ex;
+                continue;
+            }
+            return succeeded(step, result, attempt + 1);
         }
+    }
+
+    private <T> T succeeded(Step<T> step, T result, int attempt) {
+        if (this.listener != null) {
+            AttemptEvent event = (attempt == 1) ? this.firstAttemptSucceeded[step.operation.ordinal()]
+                    : new AttemptEvent(this.name, step.operation, attempt, null, false);
+            try {
+                this.listener.attemptFinished(event);
+            }
+            catch (Error ex) {
+                // The caller never gets the result, so nobody else could release it.
+                step.release(result, ex);
+                throw ex;
+            }
+        }
+        return step.stamp(result, attempt);
     }
 
     private double jitter() {

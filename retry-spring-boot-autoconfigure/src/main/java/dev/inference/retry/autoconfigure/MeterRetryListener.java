@@ -92,7 +92,10 @@ public final class MeterRetryListener implements RetryListener {
     }
 
     private ClientMeters meters(String client) {
-        return this.clients.computeIfAbsent(client, (name) -> new ClientMeters(this.registry, name));
+        // get() first: computeIfAbsent would allocate its capturing lambda on every event.
+        ClientMeters meters = this.clients.get(client);
+        return (meters != null) ? meters
+                : this.clients.computeIfAbsent(client, (name) -> new ClientMeters(this.registry, name));
     }
 
     /**
