@@ -13,6 +13,7 @@ import dev.inference.retry.RetryListener;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
@@ -38,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  * as soon as the call has thrown its {@link CancellationException}. The difference is the wake-up
  * latency: unparking, rescheduling, building the exception and unwinding. The same is measured for a
  * bare {@link LockSupport#parkNanos} and {@link LockSupport#unpark} pair, the floor that the
- * operating system sets, and, on Java 21 or newer, with the waiter on a virtual thread.
+ * operating system sets, alternating sample by sample with the retry call so that both meet the same
+ * interference; and, on Java 21 or newer, again with the waiter on a virtual thread.
  *
  * <p><b>Wait accuracy.</b> A client whose first attempt fails waits once with the policy's delay
  * (jittered); the harness compares the time from the listener's
@@ -72,12 +74,14 @@ public final class WaitHarness {
                 samples, samples / 2);
         System.out.println("| waiter | p50 | p90 | p99 | p99.9 | max |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
-        row("park/unpark floor, platform thread", wakeUps(samples, WaitHarness::platformThread, ParkedWait::new));
-        row("RetryClient, platform thread", wakeUps(samples, WaitHarness::platformThread, RetryWait::new));
+        long[][] platform = wakeUps(samples, WaitHarness::platformThread);
+        row("park/unpark floor, platform thread", platform[0]);
+        row("RetryClient, platform thread", platform[1]);
         Function<Runnable, Thread> virtual = virtualThreads();
         if (virtual != null) {
-            row("park/unpark floor, virtual thread", wakeUps(samples, virtual, ParkedWait::new));
-            row("RetryClient, virtual thread", wakeUps(samples, virtual, RetryWait::new));
+            long[][] virtualWaits = wakeUps(samples, virtual);
+            row("park/unpark floor, virtual thread", virtualWaits[0]);
+            row("RetryClient, virtual thread", virtualWaits[1]);
         }
 
         System.out.println();
@@ -150,8 +154,14 @@ public final class WaitHarness {
         }
     }
 
-    private static long[] wakeUps(int samples, Function<Runnable, Thread> threads, Supplier<Wait> waits)
-            throws InterruptedException {
+    /**
+     * Measures the floor ({@link ParkedWait}) and the retry call ({@link RetryWait}) alternately on
+     * one waiter thread, so that both meet the same interference from the rest of the machine.
+     *
+     * @return the latencies in nanoseconds: the floor's at index 0, the retry call's at index 1
+     */
+    private static long[][] wakeUps(int samples, Function<Runnable, Thread> threads) throws InterruptedException {
+        List<Supplier<Wait>> kinds = List.of(ParkedWait::new, RetryWait::new);
         SynchronousQueue<Wait> work = new SynchronousQueue<>();
         BlockingQueue<Long> woken = new LinkedBlockingQueue<>();
         Thread waiter = threads.apply(() -> {
@@ -168,20 +178,22 @@ public final class WaitHarness {
         });
         waiter.start();
         int warmUp = samples / 2;
-        long[] latencies = new long[samples];
+        long[][] latencies = new long[kinds.size()][samples];
         for (int i = -warmUp; i < samples; i++) {
-            Wait wait = waits.get();
-            work.put(wait);
-            // The waiter takes work in WAITING, and parks in the backoff in TIMED_WAITING.
-            while (waiter.getState() != Thread.State.TIMED_WAITING) {
-                Thread.onSpinWait();
-            }
-            LockSupport.parkNanos(SETTLE_NANOS);
-            long cancelled = System.nanoTime();
-            wait.wake();
-            long latency = woken.take() - cancelled;
-            if (i >= 0) {
-                latencies[i] = latency;
+            for (int kind = 0; kind < kinds.size(); kind++) {
+                Wait wait = kinds.get(kind).get();
+                work.put(wait);
+                // The waiter takes work in WAITING, and parks in the wait in TIMED_WAITING.
+                while (waiter.getState() != Thread.State.TIMED_WAITING) {
+                    Thread.onSpinWait();
+                }
+                LockSupport.parkNanos(SETTLE_NANOS);
+                long cancelled = System.nanoTime();
+                wait.wake();
+                long latency = woken.take() - cancelled;
+                if (i >= 0) {
+                    latencies[kind][i] = latency;
+                }
             }
         }
         waiter.interrupt();
