@@ -2,6 +2,7 @@ package dev.inference.client;
 
 import dev.inference.failure.DeadlineExceededException;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -69,9 +70,9 @@ public final class CallContext {
      *
      * @param timeout how long the call may take; zero or negative makes a context that is already
      *     done
-     * @return a new cancellable context with a deadline and no credentials
+     * @return a new cancellable context with a deadline and no credentials; a timeout that reaches
+     *     beyond {@link Instant#MAX} gives {@code Instant.MAX} as the deadline
      * @throws NullPointerException if {@code timeout} is {@code null}
-     * @throws ArithmeticException if the deadline is beyond what {@link Instant} can hold
      */
     public static CallContext withTimeout(Duration timeout) {
         return withTimeout(timeout, Clock.systemUTC());
@@ -84,14 +85,14 @@ public final class CallContext {
      * @param timeout how long the call may take; zero or negative makes a context that is already
      *     done
      * @param clock the clock that measures the deadline, such as a fixed or test clock
-     * @return a new cancellable context with a deadline and no credentials
+     * @return a new cancellable context with a deadline and no credentials; a timeout that reaches
+     *     beyond {@link Instant#MAX} (or {@link Instant#MIN}) gives that instant as the deadline
      * @throws NullPointerException if an argument is {@code null}
-     * @throws ArithmeticException if the deadline is beyond what {@link Instant} can hold
      */
     public static CallContext withTimeout(Duration timeout, Clock clock) {
         Objects.requireNonNull(timeout, "timeout must not be null");
         Objects.requireNonNull(clock, "clock must not be null");
-        return new CallContext(new Cancellation(), clock.instant().plus(timeout), clock, Authorizer.none());
+        return new CallContext(new Cancellation(), deadlineAfter(clock.instant(), timeout), clock, Authorizer.none());
     }
 
     /**
@@ -229,6 +230,15 @@ public final class CallContext {
 
     private boolean deadlinePassed() {
         return this.deadline != null && !this.clock.instant().isBefore(this.deadline);
+    }
+
+    private static Instant deadlineAfter(Instant now, Duration timeout) {
+        try {
+            return now.plus(timeout);
+        }
+        catch (DateTimeException | ArithmeticException beyondInstantRange) {
+            return timeout.isNegative() ? Instant.MIN : Instant.MAX;
+        }
     }
 
     private static long saturatedNanos(Duration duration) {

@@ -173,7 +173,14 @@ public final class RetryClient implements InferenceClient {
             try {
                 T result = step.attempt(this.inner, request, context);
                 if (this.listener != null) {
-                    this.listener.attemptFinished(new AttemptEvent(this.name, step.operation, attempt, null, false));
+                    try {
+                        this.listener.attemptFinished(new AttemptEvent(this.name, step.operation, attempt, null, false));
+                    }
+                    catch (Error ex) {
+                        // The caller never gets the result, so nobody else could release it.
+                        step.release(result, ex);
+                        throw ex;
+                    }
                 }
                 return step.stamp(result, attempt);
             }
@@ -205,6 +212,11 @@ public final class RetryClient implements InferenceClient {
                 }
                 throw exhausted;
             }
+            // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
+            done = context.failure();
+            if (done.isPresent()) {
+                throw suppressing(done.get(), failure, closeFailures);
+            }
             Duration delay = Backoff.delay(this.policy, attempt, jitter(),
                     Classification.retryAfterOf(deciding).orElse(null));
             // Waiting past the deadline could only end in DeadlineExceededException: end now.
@@ -226,7 +238,9 @@ public final class RetryClient implements InferenceClient {
                 cancelled.initCause(ex);
                 throw suppressing(cancelled, failure, closeFailures);
             }
-            recovered = (recovered != null) ? recovered : new ArrayList<>(this.policy.maxAttempts() - 1);
+            // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
+            // allocate an array that large on the first retry.
+            recovered = (recovered != null) ? recovered : new ArrayList<>();
             recovered.add(failure);
             previous = failure;
         }
@@ -303,6 +317,16 @@ public final class RetryClient implements InferenceClient {
             StreamReader stamp(StreamReader reader, int attempts) {
                 return new StampedStreamReader(reader, attempts);
             }
+
+            @Override
+            void release(StreamReader reader, Throwable thrown) {
+                try {
+                    reader.close();
+                }
+                catch (RuntimeException ex) {
+                    thrown.addSuppressed(ex);
+                }
+            }
         };
 
         final Operation operation;
@@ -314,6 +338,10 @@ public final class RetryClient implements InferenceClient {
         abstract T attempt(InferenceClient inner, InferenceRequest request, CallContext context);
 
         abstract T stamp(T result, int attempts);
+
+        /** Releases a result that will not reach the caller because {@code thrown} ends the call. */
+        void release(T result, Throwable thrown) {
+        }
     }
 
     /**

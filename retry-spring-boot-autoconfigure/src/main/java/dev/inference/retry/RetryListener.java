@@ -8,7 +8,8 @@ import java.time.Duration;
  * <p>Methods are called on the calling thread, synchronously, in this order for each attempt:
  * {@link #attemptFinished}, then either {@link #retryScheduled} (when the client is about to wait and
  * try again) or {@link #exhausted} (when it gives up on a transient failure), or nothing more (on
- * success, on a permanent failure, or when the wait is not made because the deadline would pass).
+ * success, on a permanent failure, or when no wait is made because the context is already done or its
+ * deadline would pass during the wait).
  * A {@link RuntimeException} thrown by a listener is contained and logged; it never changes the
  * call. An {@link Error} propagates. Every method has a no-op default, so the interface can grow.
  */

@@ -1,0 +1,65 @@
+package dev.inference;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.ArchConfiguration;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plain-Java core ({@code dev.inference.client}, {@code .failure}, {@code .retry}, without the
+ * auto-configuration) must be liftable into a module of its own.
+ */
+class CoreArchitectureTests {
+
+    private static final String[] CORE = { "dev.inference.client", "dev.inference.failure", "dev.inference.retry" };
+
+    // Dependencies are judged by name: resolving the JDK's classes from the class path only costs time.
+    private static final JavaClasses core = ArchConfiguration.withThreadLocalScope((configuration) -> {
+        configuration.setResolveMissingDependenciesFromClassPath(false);
+        return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(CORE)
+            .that(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("..autoconfigure..")));
+    });
+
+    @Test
+    void importsTheWholeCore() {
+        assertThat(core.contain("dev.inference.retry.RetryClient")).isTrue();
+        assertThat(core.contain("dev.inference.client.CallContext")).isTrue();
+        assertThat(core.contain("dev.inference.failure.RetryAfter")).isTrue();
+    }
+
+    @Test
+    void coreDependsOnNothingFromSpring() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("org.springframework..").check(core);
+    }
+
+    @Test
+    void coreDependsOnlyOnTheJdkJSpecifyAndItself() {
+        classes().should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2])
+            .check(core);
+    }
+
+    @Test
+    void coreDeclaresNoSynchronizedMethod() {
+        methods().should().notHaveModifier(JavaModifier.SYNCHRONIZED).check(core);
+    }
+
+    @Test
+    void coreNeverWaitsOnAMonitor() {
+        noClasses().should().callMethod(Object.class, "wait")
+            .orShould().callMethod(Object.class, "wait", long.class)
+            .orShould().callMethod(Object.class, "wait", long.class, int.class)
+            .check(core);
+    }
+}

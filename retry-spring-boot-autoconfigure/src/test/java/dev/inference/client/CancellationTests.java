@@ -1,0 +1,88 @@
+package dev.inference.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class CancellationTests {
+
+    @Test
+    void isNotCancelledUntilCancelled() {
+        Cancellation cancellation = new Cancellation();
+        assertThat(cancellation.isCancelled()).isFalse();
+        cancellation.cancel();
+        assertThat(cancellation.isCancelled()).isTrue();
+    }
+
+    @Test
+    void returnsFromAwaitAtOnceOnceCancelled() throws InterruptedException {
+        Cancellation cancellation = new Cancellation();
+        cancellation.cancel();
+        cancellation.await(Long.MAX_VALUE);
+        assertThat(cancellation.isCancelled()).isTrue();
+    }
+
+    @Test
+    void returnsFromAwaitWhenTheTimeElapses() throws InterruptedException {
+        Cancellation cancellation = new Cancellation();
+        cancellation.await(1);
+        assertThat(cancellation.isCancelled()).isFalse();
+    }
+
+    @Test
+    void throwsFromAwaitWhenInterruptedAndClearsTheFlag() {
+        Cancellation cancellation = new Cancellation();
+        Thread.currentThread().interrupt();
+        assertThatExceptionOfType(InterruptedException.class).isThrownBy(() -> cancellation.await(Long.MAX_VALUE));
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+
+    @Test
+    void completesItsStageOnceCancelled() {
+        Cancellation cancellation = new Cancellation();
+        assertThat(cancellation.stage().toCompletableFuture()).isNotDone();
+        cancellation.cancel();
+        cancellation.cancel();
+        assertThat(cancellation.stage().toCompletableFuture()).isCompleted();
+    }
+
+    /**
+     * A cancel racing with the start of a wait must never be lost: the waiter registers before it
+     * checks, so it either sees the cancel or is unparked by it. A lost wake-up would hang here.
+     */
+    @Test
+    @Timeout(60)
+    void neverLosesACancelThatRacesWithTheStartOfAWait() throws Exception {
+        ExecutorService waiters = Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 2_000; i++) {
+                Cancellation cancellation = new Cancellation();
+                Future<?> waiting = waiters.submit(() -> {
+                    cancellation.await(Long.MAX_VALUE);
+                    return null;
+                });
+                cancellation.cancel();
+                waiting.get();
+            }
+        }
+        finally {
+            waiters.shutdownNow();
+        }
+    }
+
+    @Test
+    void declaresNoSynchronizedMethodThatAWaitCouldPinAVirtualThreadOn() {
+        for (Class<?> type : new Class<?>[] { Cancellation.class, CallContext.class }) {
+            assertThat(Arrays.stream(type.getDeclaredMethods()).filter((m) -> Modifier.isSynchronized(m.getModifiers()))
+                .map(Method::getName)).as(type.getSimpleName()).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.inference.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+import org.junit.jupiter.api.Test;
+
+class InferenceResponseTests {
+
+    @Test
+    void startsWithZeroAttempts() {
+        InferenceResponse response = InferenceResponse.of("Hello");
+        assertThat(response.output()).isEqualTo("Hello");
+        assertThat(response.attempts()).isZero();
+    }
+
+    @Test
+    void stampsAttemptsOnACopy() {
+        InferenceResponse response = InferenceResponse.of("Hello");
+        InferenceResponse stamped = response.withAttempts(3);
+        assertThat(stamped.attempts()).isEqualTo(3);
+        assertThat(stamped.output()).isEqualTo("Hello");
+        assertThat(response.attempts()).isZero();
+    }
+
+    @Test
+    void refusesNegativeAttempts() {
+        assertThatIllegalArgumentException().isThrownBy(() -> InferenceResponse.of("Hello").withAttempts(-1))
+            .withMessage("attempts must not be negative, was -1");
+    }
+
+    @Test
+    void refusesANullOutput() {
+        assertThatNullPointerException().isThrownBy(() -> InferenceResponse.of(null))
+            .withMessage("output must not be null");
+    }
+
+    @Test
+    void equalsAResponseWithTheSameOutputAndAttempts() {
+        assertThat(InferenceResponse.of("Hello").withAttempts(2)).isEqualTo(InferenceResponse.of("Hello").withAttempts(2))
+            .hasSameHashCodeAs(InferenceResponse.of("Hello").withAttempts(2))
+            .isNotEqualTo(InferenceResponse.of("Hello").withAttempts(1))
+            .isNotEqualTo(InferenceResponse.of("Bye").withAttempts(2));
+    }
+
+    @Test
+    void leavesTheOutputOutOfItsDescription() {
+        assertThat(InferenceResponse.of("the secret is 42").withAttempts(2))
+            .hasToString("InferenceResponse[output=16 chars, attempts=2]");
+    }
+}

@@ -1,0 +1,155 @@
+package dev.inference.failure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RetryAfterTests {
+
+    /** "Now" for every HTTP-date: Sunday, 6 November 1994, 08:49:07 UTC (the RFC's example, 30 s early). */
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("1994-11-06T08:49:07Z"), ZoneOffset.UTC);
+
+    /** The largest whole number of seconds a Duration holds. */
+    private static final Duration SATURATED = Duration.ofSeconds(Long.MAX_VALUE);
+
+    @Nested
+    class DeltaSeconds {
+
+        @ParameterizedTest(name = "\"{0}\" is {1} s")
+        @CsvSource(delimiter = '|', value = { "1|1", "120|120", "'  120\t'|120", "007|7", "86400|86400",
+                "9223372036854775807|9223372036854775807", "0000000000000000000000000042|42" })
+        void parsesWholeSeconds(String value, long seconds) {
+            assertThat(RetryAfter.parse(value, CLOCK)).contains(Duration.ofSeconds(seconds));
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "9223372036854775808", "99999999999999999999999999999999999999" })
+        void saturatesEnormousValues(String value) {
+            assertThat(RetryAfter.parse(value, CLOCK)).contains(SATURATED);
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "0", "000", "-1", "-9223372036854775808", "+5", "1.5", "1e3", "0x10", "5 s",
+                "soon", "", "   ", "\t", "١٢٠" })
+        void ignoresZeroNegativeAndGarbage(String value) {
+            assertThat(RetryAfter.parse(value, CLOCK)).isEmpty();
+        }
+
+        @Test
+        void ignoresAnAbsentHeader() {
+            assertThat(RetryAfter.parse(null, CLOCK)).isEmpty();
+        }
+
+        @Test
+        void refusesANullClock() {
+            assertThatNullPointerException().isThrownBy(() -> RetryAfter.parse("1", null))
+                .withMessage("clock must not be null");
+        }
+    }
+
+    @Nested
+    class HttpDate {
+
+        @Test
+        void parsesTheImfFixdate() {
+            assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", CLOCK)).contains(Duration.ofSeconds(30));
+        }
+
+        @Test
+        void parsesTheObsoleteRfc850Form() {
+            assertThat(RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", CLOCK)).contains(Duration.ofSeconds(30));
+        }
+
+        @Test
+        void parsesTheObsoleteAsctimeFormWithASingleDigitDay() {
+            assertThat(RetryAfter.parse("Sun Nov  6 08:49:37 1994", CLOCK)).contains(Duration.ofSeconds(30));
+        }
+
+        @Test
+        void parsesTheObsoleteAsctimeFormWithATwoDigitDay() {
+            assertThat(RetryAfter.parse("Wed Nov 16 08:49:07 1994", CLOCK)).contains(Duration.ofDays(10));
+        }
+
+        @Test
+        void measuresFromTheClocksNow() {
+            Clock later = Clock.offset(CLOCK, Duration.ofSeconds(20));
+            assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", later)).contains(Duration.ofSeconds(10));
+        }
+
+        @Test
+        void ignoresTheCurrentInstant() {
+            assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:07 GMT", CLOCK)).isEmpty();
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "Sun, 06 Nov 1994 08:49:06 GMT", "Saturday, 05-Nov-94 08:49:37 GMT",
+                "Thu Jan  1 00:00:00 1970" })
+        void ignoresAPastDate(String value) {
+            assertThat(RetryAfter.parse(value, CLOCK)).isEmpty();
+        }
+
+        @Test
+        void parsesADateFarInTheFuture() {
+            assertThat(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", CLOCK))
+                .contains(Duration.between(CLOCK.instant(), Instant.parse("9999-12-31T23:59:59Z")));
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "Sun, 06 Nov 1994 08:49:37", "Sun, 32 Nov 1994 08:49:37 GMT",
+                "Sun, 06 Nov 1994 25:49:37 GMT", "Mon, 06 Nov 1994 08:49:37 GMT", "06 Nov 1994 08:49:37 GMT junk",
+                "1994-11-06T08:49:37Z" })
+        void ignoresMalformedDates(String value) {
+            assertThat(RetryAfter.parse(value, CLOCK)).isEmpty();
+        }
+    }
+
+    @Nested
+    class Millis {
+
+        @ParameterizedTest(name = "\"{0}\" is {1} ns")
+        @CsvSource(delimiter = '|', value = { "1500|1500000000", "1|1000000", "' 20 '|20000000",
+                "20.5|20500000", "0.5|500000", "0.000001|1", "1.0000009|1000000", "007.250|7250000" })
+        void parsesMilliseconds(String value, long nanos) {
+            assertThat(RetryAfter.parseMillis(value)).contains(Duration.ofNanos(nanos));
+        }
+
+        @Test
+        void parsesTheLargestLongOfMilliseconds() {
+            assertThat(RetryAfter.parseMillis("9223372036854775807")).contains(Duration.ofMillis(Long.MAX_VALUE));
+        }
+
+        @Test
+        void keepsTheFractionOfTheLargestLongOfMilliseconds() {
+            assertThat(RetryAfter.parseMillis("9223372036854775807.999999"))
+                .contains(Duration.ofMillis(Long.MAX_VALUE).plusNanos(999_999));
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "9223372036854775808", "9223372036854775808.5",
+                "99999999999999999999999999999999999999" })
+        void saturatesEnormousValues(String value) {
+            assertThat(RetryAfter.parseMillis(value)).contains(SATURATED);
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "0", "0.0", "0.0000001", "-1", "-0.5", "+1", "1.", ".5", "1.2.3", "1,5", "1e3",
+                "NaN", "Infinity", "abc", "", "   " })
+        void ignoresZeroNegativeAndGarbage(String value) {
+            assertThat(RetryAfter.parseMillis(value)).isEmpty();
+        }
+
+        @Test
+        void ignoresAnAbsentHeader() {
+            assertThat(RetryAfter.parseMillis(null)).isEmpty();
+        }
+    }
+}

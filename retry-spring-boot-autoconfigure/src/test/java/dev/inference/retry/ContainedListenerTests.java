@@ -1,0 +1,71 @@
+package dev.inference.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.inference.failure.NetworkException;
+import dev.inference.retry.RecordingListener.Exhausted;
+import dev.inference.retry.RecordingListener.Finished;
+import dev.inference.retry.RecordingListener.Scheduled;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ContainedListenerTests {
+
+    private final NetworkException reset = new NetworkException("connection reset", null);
+
+    private final AttemptEvent event = new AttemptEvent("chat", Operation.INVOKE, 1, this.reset, true);
+
+    private final ExhaustedException exhausted = new ExhaustedException(1, this.reset);
+
+    private final RecordingListener recording = new RecordingListener();
+
+    @Test
+    void tellsEveryListenerDespiteAnEarlierOneThrowing() {
+        ContainedListener contained = new ContainedListener(List.of(new Throwing(), this.recording));
+        contained.attemptFinished(this.event);
+        contained.retryScheduled(this.event, Duration.ofSeconds(1));
+        contained.exhausted(this.event, this.exhausted);
+        assertThat(this.recording.calls()).containsExactly(new Finished(this.event),
+                new Scheduled(this.event, Duration.ofSeconds(1)), new Exhausted(this.event, this.exhausted));
+    }
+
+    @Test
+    void letsAnErrorPropagateAndStopsThere() {
+        AssertionError error = new AssertionError("listener failed hard");
+        RetryListener failing = new RetryListener() {
+            @Override
+            public void attemptFinished(AttemptEvent event) {
+                throw error;
+            }
+        };
+        ContainedListener contained = new ContainedListener(List.of(failing, this.recording));
+        assertThat(catchThrowable(() -> contained.attemptFinished(this.event))).isSameAs(error);
+        assertThat(this.recording.calls()).isEmpty();
+    }
+
+    /** A listener that throws from every method. */
+    private static final class Throwing implements RetryListener {
+
+        @Override
+        public void attemptFinished(AttemptEvent event) {
+            throw new IllegalStateException("attemptFinished is broken");
+        }
+
+        @Override
+        public void retryScheduled(AttemptEvent failed, Duration delay) {
+            throw new IllegalStateException("retryScheduled is broken");
+        }
+
+        @Override
+        public void exhausted(AttemptEvent last, ExhaustedException exception) {
+            throw new IllegalStateException("exhausted is broken");
+        }
+
+        @Override
+        public String toString() {
+            return "Throwing";
+        }
+    }
+}
