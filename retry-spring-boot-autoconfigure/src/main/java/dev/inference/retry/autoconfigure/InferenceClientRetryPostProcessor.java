@@ -1,0 +1,52 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.client.InferenceClient;
+import dev.inference.retry.Policy;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.RetryListener;
+import java.util.Optional;
+import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+
+/**
+ * Wraps every {@code InferenceClient} bean in a {@link RetryClient} named after the bean, exactly
+ * once.
+ *
+ * <p>Left as they are: beans that are a {@code RetryClient} already, targets of a scoped proxy (the
+ * proxy, which the application injects, is wrapped instead), and beans that {@link RetriedClients}
+ * switches off. The product of a {@code FactoryBean} is wrapped, the factory itself is not. The
+ * collaborators come through {@link ObjectProvider}s and are resolved at the first
+ * {@code InferenceClient} bean, so registering this post-processor initialises nothing early.
+ */
+final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
+
+    private final ObjectProvider<RetriedClients> clients;
+
+    private final ObjectProvider<RetryListener> listeners;
+
+    private final ObjectProvider<RetryClientBuilderCustomizer> customizers;
+
+    InferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients, ObjectProvider<RetryListener> listeners,
+            ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+        this.clients = clients;
+        this.listeners = listeners;
+        this.customizers = customizers;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (!(bean instanceof InferenceClient client) || bean instanceof RetryClient
+                || ScopedProxyUtils.isScopedTarget(beanName)) {
+            return bean;
+        }
+        Optional<Policy> policy = this.clients.getObject().policyFor(beanName);
+        if (policy.isEmpty()) {
+            return bean;
+        }
+        RetryClient.Builder builder = RetryClient.builder(client, policy.get()).name(beanName);
+        this.listeners.orderedStream().forEach(builder::listener);
+        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
+        return builder.build();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.client.InferenceClient;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.RetryListener;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.LazyInitializationExcludeFilter;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
+ * wraps every {@link InferenceClient} bean in a {@link RetryClient} configured by
+ * {@code inference.retry.*}.
+ *
+ * <p>At startup, before any bean is wrapped and {@code @Lazy} beans included, every entry under
+ * {@code inference.retry.clients} must name an {@code InferenceClient} bean and every bean to wrap
+ * must resolve to a complete, valid policy; otherwise the application fails to start with an
+ * {@link InvalidRetryPropertyException}. Every {@link RetryListener} bean is attached to every
+ * retrying client, and every {@link RetryClientBuilderCustomizer} bean then customizes its builder.
+ * With {@code inference.retry.enabled=false} none of this happens.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "inference.retry.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(InferenceRetryProperties.class)
+public final class InferenceRetryAutoConfiguration {
+
+    @Bean
+    static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients,
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+        return new InferenceClientRetryPostProcessor(clients, listeners, customizers);
+    }
+
+    @Bean
+    RetriedClients inferenceRetriedClients(InferenceRetryProperties properties, ListableBeanFactory beanFactory) {
+        return RetriedClients.resolve(properties, beanFactory);
+    }
+
+    /** Validates at startup even when beans are lazily initialised by default. */
+    @Bean
+    static LazyInitializationExcludeFilter inferenceRetriedClientsLazyInitializationExcludeFilter() {
+        return LazyInitializationExcludeFilter.forBeanTypes(RetriedClients.class);
+    }
+}

@@ -1,0 +1,115 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.retry.Backoff;
+import dev.inference.retry.Policy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The {@code inferenceretry} actuator endpoint: every retried {@code InferenceClient} bean, lazy ones
+ * included, with its effective policy and its delay schedule.
+ *
+ * <p>Durations are ISO-8601 strings ({@code "PT0.2S"}), the form {@link Duration#toString()} prints
+ * and {@code inference.retry.*} accepts. The schedule has one row per retry, for the first
+ * {@value #MAX_SCHEDULE_ROWS} at most: the slot after the failed attempt, and the range that jitter
+ * spreads it over, from {@code slot × 0.9} inclusive to {@code slot × 1.1} exclusive. A provider's
+ * {@code Retry-After} can make an actual wait longer.
+ */
+@Endpoint(id = "inferenceretry")
+public class InferenceRetryEndpoint {
+
+    /** The most schedule rows listed per client. */
+    public static final int MAX_SCHEDULE_ROWS = 20;
+
+    private final RetriedClients clients;
+
+    InferenceRetryEndpoint(RetriedClients clients) {
+        this.clients = clients;
+    }
+
+    /**
+     * Lists every retried client.
+     *
+     * @return the clients, keyed by bean name, in bean registration order
+     */
+    @ReadOperation
+    public RetriedClientsDescriptor clients() {
+        Map<String, ClientDescriptor> descriptors = new LinkedHashMap<>();
+        this.clients.policies().forEach((name, policy) -> descriptors.put(name, describe(policy)));
+        return new RetriedClientsDescriptor(descriptors);
+    }
+
+    /**
+     * Describes one retried client.
+     *
+     * @param name the bean name
+     * @return the client, or {@code null} (a 404 over HTTP) when no retried bean has that name
+     */
+    @ReadOperation
+    public @Nullable ClientDescriptor client(@Selector String name) {
+        Policy policy = this.clients.policies().get(name);
+        return (policy != null) ? describe(policy) : null;
+    }
+
+    private static ClientDescriptor describe(Policy policy) {
+        int rows = Math.min(policy.maxAttempts() - 1, MAX_SCHEDULE_ROWS);
+        List<RetryDescriptor> schedule = new ArrayList<>(rows);
+        for (int failedAttempt = 1; failedAttempt <= rows; failedAttempt++) {
+            Duration slot = Backoff.slot(policy, failedAttempt);
+            schedule.add(new RetryDescriptor(failedAttempt, slot.toString(),
+                    slot.multipliedBy(9).dividedBy(10).toString(), slot.multipliedBy(11).dividedBy(10).toString()));
+        }
+        return new ClientDescriptor(new PolicyDescriptor(policy.stableRetries(), policy.stableDelay().toString(),
+                policy.maxAttempts(), policy.maxDelay().toString()), schedule);
+    }
+
+    /**
+     * The retried clients of the application.
+     *
+     * @param clients each client's description, keyed by bean name
+     */
+    public record RetriedClientsDescriptor(Map<String, ClientDescriptor> clients) implements OperationResponseBody {
+    }
+
+    /**
+     * One retried client.
+     *
+     * @param policy its effective policy
+     * @param schedule its delays, one row per retry, at most {@value InferenceRetryEndpoint#MAX_SCHEDULE_ROWS}
+     */
+    public record ClientDescriptor(PolicyDescriptor policy, List<RetryDescriptor> schedule)
+            implements OperationResponseBody {
+    }
+
+    /**
+     * An effective policy, after per-client overrides.
+     *
+     * @param stableRetries how many retries wait {@code stableDelay}
+     * @param stableDelay the stable wait, ISO-8601
+     * @param maxAttempts the most attempts per call, the first included
+     * @param maxDelay the cap on a wait before jitter, ISO-8601
+     */
+    public record PolicyDescriptor(int stableRetries, String stableDelay, int maxAttempts, String maxDelay) {
+    }
+
+    /**
+     * The wait before one retry.
+     *
+     * @param failedAttempt the 1-based number of the attempt that failed, so this is retry number
+     *     {@code failedAttempt}
+     * @param slot the wait before jitter, ISO-8601
+     * @param min the shortest wait after jitter ({@code slot × 0.9}), ISO-8601
+     * @param max the bound, never reached, of the longest wait after jitter ({@code slot × 1.1}),
+     *     ISO-8601
+     */
+    public record RetryDescriptor(int failedAttempt, String slot, String min, String max) {
+    }
+}

@@ -1,0 +1,61 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.retry.ConfigException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.env.Environment;
+
+/**
+ * Turns a {@link ConfigException} into the "APPLICATION FAILED TO START" report: the Description
+ * names the bean, the property, the value (and where it was set) and the rule it breaks; the Action
+ * says which property to set or change.
+ */
+class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigException> {
+
+    private final @Nullable Environment environment;
+
+    InferenceRetryFailureAnalyzer(@Nullable Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, ConfigException cause) {
+        if (!(cause instanceof InvalidRetryPropertyException invalid)) {
+            // A policy built in code: the field is a record component, not a property.
+            return new FailureAnalysis("Invalid retry policy: " + cause.getMessage(),
+                    "Change " + cause.field() + ": it " + cause.rule() + ".", cause);
+        }
+        StringBuilder description = new StringBuilder()
+            .append("Invalid retry configuration for InferenceClient bean '")
+            .append(invalid.beanName())
+            .append("':\n\n    Property: ")
+            .append(invalid.property());
+        invalid.value().ifPresent((value) -> description.append("\n    Value: ").append(value));
+        Origin origin = originOf(invalid.property());
+        if (origin != null) {
+            description.append("\n    Origin: ").append(origin);
+        }
+        description.append("\n    Reason: ").append(invalid.rule());
+        return new FailureAnalysis(description.toString(), invalid.action(), cause);
+    }
+
+    private @Nullable Origin originOf(String property) {
+        if (this.environment == null) {
+            return null;
+        }
+        ConfigurationPropertyName name = ConfigurationPropertyName.adapt(property, '.');
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
+            ConfigurationProperty found = source.getConfigurationProperty(name);
+            if (found != null) {
+                return found.getOrigin();
+            }
+        }
+        return null;
+    }
+}

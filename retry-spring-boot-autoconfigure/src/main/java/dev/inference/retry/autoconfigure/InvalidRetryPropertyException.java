@@ -1,0 +1,112 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.retry.ConfigException;
+import java.util.Collection;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code inference.retry} properties give an {@code InferenceClient} bean no valid retry policy,
+ * or configure a bean that does not exist.
+ *
+ * <p>A {@link ConfigException} whose {@linkplain #field() field} is the full name of the property to
+ * change (such as {@code inference.retry.clients.openai.max-attempts}), and which also names the
+ * bean and says what to do about it. The message reads
+ * {@code "InferenceClient bean '<bean>': <property> = <value> is invalid: <rule>"}, or
+ * {@code "... <property> is not set: <rule>"} when the value is missing, and
+ * {@code "<property> names no InferenceClient bean: <rule>"} for an entry under
+ * {@code inference.retry.clients} that matches no bean.
+ */
+public class InvalidRetryPropertyException extends ConfigException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String beanName;
+
+    private final String action;
+
+    /**
+     * Creates the exception.
+     *
+     * @param beanName the name of the {@code InferenceClient} bean the property configures
+     * @param property the full name of the offending property
+     * @param value the offending value, or {@code null} when it is missing
+     * @param rule the rule that is broken, phrased as what the value must be
+     * @param action what to change, naming the exact property keys
+     */
+    public InvalidRetryPropertyException(String beanName, String property, @Nullable Object value, String rule,
+            String action) {
+        this("InferenceClient bean '" + beanName + "': " + describe(property, value, rule), beanName, property, value,
+                rule, action);
+    }
+
+    private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
+            String rule, String action) {
+        super(message, property, value, rule);
+        this.beanName = Objects.requireNonNull(beanName, "beanName must not be null");
+        this.action = Objects.requireNonNull(action, "action must not be null");
+    }
+
+    /**
+     * Creates the exception for a policy field that is set neither for the bean nor at the top level.
+     */
+    static InvalidRetryPropertyException missing(String beanName, String property, String clientProperty) {
+        return new InvalidRetryPropertyException(beanName, property, null,
+                "must be set, or " + clientProperty + " instead; there is no default",
+                "Set " + property + " (for every InferenceClient bean) or " + clientProperty + " (for bean '"
+                        + beanName + "' only).");
+    }
+
+    /**
+     * Creates the exception for a value that breaks a rule.
+     */
+    static InvalidRetryPropertyException invalid(String beanName, String property, Object value, String rule) {
+        return new InvalidRetryPropertyException(beanName, property, value, rule,
+                "Change " + property + ": it " + rule + ".");
+    }
+
+    /**
+     * Creates the exception for an entry under {@code inference.retry.clients} that names no
+     * {@code InferenceClient} bean.
+     */
+    static InvalidRetryPropertyException unknownClient(String name, String property, Collection<String> beanNames) {
+        String rule = "must be the name of an InferenceClient bean "
+                + (beanNames.isEmpty() ? "(there is none)" : "(one of " + beanNames + ")");
+        return new InvalidRetryPropertyException(property + " names no InferenceClient bean: " + rule, name, property,
+                null, rule, "Rename " + property + " after the InferenceClient bean it is meant for"
+                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
+    }
+
+    private static String describe(String property, @Nullable Object value, String rule) {
+        return (value != null) ? property + " = " + value + " is invalid: " + rule
+                : property + " is not set: " + rule;
+    }
+
+    /**
+     * Returns the name of the {@code InferenceClient} bean that the property configures, as written
+     * under {@code inference.retry.clients} when no such bean exists.
+     *
+     * @return the bean name
+     */
+    public String beanName() {
+        return this.beanName;
+    }
+
+    /**
+     * Returns the full name of the offending property; the same as {@link #field()}.
+     *
+     * @return the property name
+     */
+    public String property() {
+        return field();
+    }
+
+    /**
+     * Returns what to change to fix the configuration, naming the exact property keys.
+     *
+     * @return the action, one or more sentences
+     */
+    public String action() {
+        return this.action;
+    }
+}

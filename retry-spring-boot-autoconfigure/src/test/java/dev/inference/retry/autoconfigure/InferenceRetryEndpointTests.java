@@ -1,0 +1,107 @@
+package dev.inference.retry.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.client.InferenceClient;
+import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.ClientDescriptor;
+import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.PolicyDescriptor;
+import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RetryDescriptor;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+
+class InferenceRetryEndpointTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                InferenceRetryEndpointAutoConfiguration.class))
+        .withUserConfiguration(Clients.class)
+        .withPropertyValues("management.endpoints.web.exposure.include=inferenceretry",
+                "inference.retry.stable-retries=1", "inference.retry.stable-delay=100ms",
+                "inference.retry.max-attempts=4", "inference.retry.max-delay=300ms",
+                "inference.retry.clients.local.max-attempts=2", "inference.retry.clients.local.stable-retries=0",
+                "inference.retry.clients.off.enabled=false");
+
+    @Test
+    void listsEveryRetriedClientLazyOnesIncludedWithItsPolicyAndSchedule() {
+        this.runner.run((context) -> {
+            InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+            assertThat(endpoint.clients().clients()).containsOnlyKeys("openai", "local");
+            assertThat(endpoint.clients().clients().get("openai")).isEqualTo(new ClientDescriptor(
+                    new PolicyDescriptor(1, "PT0.1S", 4, "PT0.3S"),
+                    java.util.List.of(new RetryDescriptor(1, "PT0.1S", "PT0.09S", "PT0.11S"),
+                            new RetryDescriptor(2, "PT0.2S", "PT0.18S", "PT0.22S"),
+                            new RetryDescriptor(3, "PT0.3S", "PT0.27S", "PT0.33S"))));
+            assertThat(endpoint.clients().clients().get("local")).isEqualTo(new ClientDescriptor(
+                    new PolicyDescriptor(0, "PT0.1S", 2, "PT0.3S"),
+                    java.util.List.of(new RetryDescriptor(1, "PT0.2S", "PT0.18S", "PT0.22S"))));
+        });
+    }
+
+    @Test
+    void describesOneClientByItsBeanName() {
+        this.runner.run((context) -> {
+            InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+            assertThat(endpoint.client("local")).isEqualTo(endpoint.clients().clients().get("local"));
+            assertThat(endpoint.client("off")).isNull();
+        });
+    }
+
+    @Test
+    void listsAtMostTwentyRetries() {
+        this.runner.withPropertyValues("inference.retry.max-attempts=1000").run((context) -> {
+            ClientDescriptor openai = context.getBean(InferenceRetryEndpoint.class).client("openai");
+            assertThat(openai.schedule()).hasSize(20);
+            assertThat(openai.schedule().get(19)).isEqualTo(new RetryDescriptor(20, "PT0.3S", "PT0.27S", "PT0.33S"));
+        });
+    }
+
+    @Test
+    void listsNoRetryForASingleAttempt() {
+        this.runner.withPropertyValues("inference.retry.max-attempts=1", "inference.retry.stable-retries=0")
+            .run((context) -> assertThat(context.getBean(InferenceRetryEndpoint.class).client("openai").schedule())
+                .isEmpty());
+    }
+
+    @Test
+    void isAbsentWithoutTheActuator() {
+        this.runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(InferenceRetryEndpoint.class));
+    }
+
+    @Test
+    void isAbsentWhenNotExposed() {
+        this.runner.withPropertyValues("management.endpoints.web.exposure.include=health")
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(InferenceRetryEndpoint.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Clients {
+
+        @Bean
+        Script script() {
+            return new Script();
+        }
+
+        @Bean
+        InferenceClient openai(Script script) {
+            return new ScriptedClient(script);
+        }
+
+        @Bean
+        @Lazy
+        InferenceClient local(Script script) {
+            return new ScriptedClient(script);
+        }
+
+        @Bean
+        InferenceClient off(Script script) {
+            return new ScriptedClient(script);
+        }
+    }
+}

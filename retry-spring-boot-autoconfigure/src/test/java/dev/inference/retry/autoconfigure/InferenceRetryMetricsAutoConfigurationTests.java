@@ -1,0 +1,175 @@
+package dev.inference.retry.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+import dev.inference.client.InferenceClient;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.StreamReader;
+import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.RetryClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+
+class InferenceRetryMetricsAutoConfigurationTests {
+
+    private static final InferenceRequest REQUEST = InferenceRequest.of("model", "Hello");
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                InferenceRetryMetricsAutoConfiguration.class))
+        .withUserConfiguration(VirtualTime.class, Clients.class)
+        .withBean(SimpleMeterRegistry.class)
+        .withPropertyValues(InferenceRetryAutoConfigurationTests.POLICY);
+
+    private static double attempts(MeterRegistry registry, String client, String operation, String outcome,
+            String error) {
+        return registry.get(MeterRetryListener.ATTEMPTS)
+            .tags("client", client, "operation", operation, "outcome", outcome, "error", error)
+            .counter()
+            .count();
+    }
+
+    private static double exhausted(MeterRegistry registry, String client, String operation) {
+        return registry.get(MeterRetryListener.EXHAUSTED).tags("client", client, "operation", operation).counter().count();
+    }
+
+    @Test
+    void registersTheExhaustedCountersOfEveryRetriedClientAtZeroAtStartup() {
+        this.runner.run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(context.getBeanFactory().containsSingleton("lazy")).isFalse();
+            for (String client : new String[] { "openai", "lazy" }) {
+                assertThat(exhausted(registry, client, "invoke")).isZero();
+                assertThat(exhausted(registry, client, "stream")).isZero();
+            }
+        });
+    }
+
+    static Stream<Arguments> failures() {
+        return Stream.of(Arguments.of(new NetworkException("reset", null), "retryable_failure", "network"),
+                Arguments.of(new HttpStatusException(429, "slow down", Duration.ofMillis(1)), "retryable_failure", "http_429"),
+                Arguments.of(new HttpStatusException(503, "busy", null), "retryable_failure", "http_503"),
+                Arguments.of(new HttpStatusException(400, "bad request", null), "failure", "http_400"),
+                Arguments.of(new CancellationException("cancelled"), "failure", "cancelled"),
+                Arguments.of(new NetworkException("closed", new CancellationException("cancelled")), "failure", "cancelled"),
+                Arguments.of(new DeadlineExceededException("too late"), "failure", "deadline"),
+                Arguments.of(new ExhaustedException(2, new HttpStatusException(503, "busy", null)), "failure",
+                        "ExhaustedException"),
+                Arguments.of(new IllegalStateException("bug"), "failure", "IllegalStateException"));
+    }
+
+    @ParameterizedTest(name = "{1}, {2}")
+    @MethodSource("failures")
+    void countsAFailedAttemptByOutcomeAndErrorThenTheAttemptsAfterIt(RuntimeException failure, String outcome,
+            String error) {
+        this.runner.run((context) -> {
+            context.getBean(Script.class).failNext(failure);
+            InferenceClient client = context.getBean("openai", InferenceClient.class);
+            boolean retryable = outcome.equals("retryable_failure");
+            if (retryable) {
+                client.invoke(REQUEST);
+            }
+            else {
+                assertThatException().isThrownBy(() -> client.invoke(REQUEST)).isSameAs(failure);
+            }
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(attempts(registry, "openai", "invoke", outcome, error)).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(retryable ? 1 : 0);
+            assertThat(registry.get(MeterRetryListener.ATTEMPTS).counters().stream().mapToDouble(Counter::count).sum())
+                .isEqualTo(retryable ? 2 : 1);
+        });
+    }
+
+    @Test
+    void countsStreamEstablishmentAttemptsUnderTheStreamOperation() {
+        this.runner.run((context) -> {
+            context.getBean(Script.class).failNext(new NetworkException("refused", null));
+            try (StreamReader reader = context.getBean("openai", InferenceClient.class).stream(REQUEST)) {
+                assertThat(reader.hasNext()).isFalse();
+            }
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(attempts(registry, "openai", "stream", "retryable_failure", "network")).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+        });
+    }
+
+    @Test
+    void countsAnExhaustedCallOnceAndEveryWaitWithItsExactDelay() {
+        this.runner.run((context) -> {
+            context.getBean(Script.class).failAlways(new HttpStatusException(503, "busy", null));
+            InferenceClient client = context.getBean("openai", InferenceClient.class);
+            assertThatException().isThrownBy(() -> client.invoke(REQUEST)).isInstanceOf(ExhaustedException.class);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(3);
+            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(1);
+            assertThat(exhausted(registry, "openai", "stream")).isZero();
+            Timer backoff = registry.get(MeterRetryListener.BACKOFF).tags("client", "openai", "operation", "invoke").timer();
+            assertThat(backoff.count()).isEqualTo(2);
+            assertThat(backoff.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(Duration.ofMillis(100 + 200).toNanos());
+            assertThat(context.getBean(VirtualTime.Waits.class).all())
+                .containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+        });
+    }
+
+    @Test
+    void leavesRetryingOnWithoutMicrometer() {
+        this.runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class)).run((context) -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(MeterRetryListener.class);
+            assertThat(context.getBean("openai")).isInstanceOf(RetryClient.class);
+        });
+    }
+
+    @Test
+    void leavesRetryingOnWithoutAMeterRegistryBean() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                    InferenceRetryMetricsAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class, Clients.class)
+            .withPropertyValues(InferenceRetryAutoConfigurationTests.POLICY)
+            .run((context) -> {
+                assertThat(context).hasNotFailed().doesNotHaveBean(MeterRetryListener.class);
+                assertThat(context.getBean("openai")).isInstanceOf(RetryClient.class);
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Clients {
+
+        @Bean
+        Script script() {
+            return new Script();
+        }
+
+        @Bean
+        InferenceClient openai(Script script) {
+            return new ScriptedClient(script);
+        }
+
+        @Bean
+        @Lazy
+        InferenceClient lazy(Script script) {
+            return new ScriptedClient(script);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package dev.inference.retry.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.client.InferenceClient;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+
+/**
+ * Startup validation: every bean to retry resolves to a complete, valid policy, and every entry
+ * under {@code inference.retry.clients} names a bean, or the application does not start.
+ */
+class RetriedClientsTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+        .withUserConfiguration(OneClient.class);
+
+    private static String[] policyWithout(String field) {
+        return Arrays.stream(InferenceRetryAutoConfigurationTests.POLICY)
+            .filter((property) -> !property.startsWith("inference.retry." + field + "="))
+            .toArray(String[]::new);
+    }
+
+    private static String[] policyWith(String... overrides) {
+        return Stream.concat(Arrays.stream(InferenceRetryAutoConfigurationTests.POLICY), Arrays.stream(overrides))
+            .toArray(String[]::new);
+    }
+
+    private static InvalidRetryPropertyException startupFailure(AssertableApplicationContext context) {
+        assertThat(context).hasFailed();
+        return causeOfType(context.getStartupFailure(), InvalidRetryPropertyException.class);
+    }
+
+    static <T extends Throwable> T causeOfType(Throwable failure, Class<T> type) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (type.isInstance(cause)) {
+                return type.cast(cause);
+            }
+        }
+        throw new AssertionError("No " + type.getName() + " in the cause chain of " + failure, failure);
+    }
+
+    @Nested
+    class MissingField {
+
+        @ParameterizedTest
+        @ValueSource(strings = { "stable-retries", "stable-delay", "max-attempts", "max-delay" })
+        void failsStartupNamingTheBeanAndBothPropertiesThatCouldSetIt(String field) {
+            runner.withPropertyValues(policyWithout(field)).run((context) -> {
+                InvalidRetryPropertyException failure = startupFailure(context);
+                assertThat(failure).hasMessage("InferenceClient bean 'openai': inference.retry." + field
+                        + " is not set: must be set, or inference.retry.clients.openai." + field
+                        + " instead; there is no default");
+                assertThat(failure.beanName()).isEqualTo("openai");
+                assertThat(failure.property()).isEqualTo("inference.retry." + field);
+                assertThat(failure.value()).isEmpty();
+            });
+        }
+
+        @Test
+        void failsStartupForALazyBean() {
+            runner.withUserConfiguration(LazyClient.class)
+                .withPropertyValues(policyWithout("max-delay"))
+                .withPropertyValues("inference.retry.clients.openai.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "InferenceClient bean 'lazy': inference.retry.max-delay is not set: must be set, "
+                                + "or inference.retry.clients.lazy.max-delay instead; there is no default"));
+        }
+    }
+
+    @Nested
+    class BrokenRule {
+
+        @ParameterizedTest(name = "{0}={1}")
+        @CsvSource(delimiter = '|', textBlock = """
+                max-attempts   | 0            | 0                           | must be at least 1
+                stable-retries | -1           | -1                          | must not be negative
+                stable-retries | 3            | 3                           | must be less than inference.retry.max-attempts (3)
+                stable-delay   | 0ms          | PT0S                        | must be a positive duration
+                stable-delay   | -1s          | PT-1S                       | must be a positive duration
+                max-delay      | 50ms         | PT0.05S                     | must be at least inference.retry.stable-delay (PT0.1S)
+                stable-delay   | 99999999999d | PT2399999999976H            | must be at most PT2562047H47M16.854775807S (the longest wait counted in nanoseconds)
+                max-delay      | 106752d      | PT2562048H                  | must be at most PT2562047H47M16.854775807S (the longest wait counted in nanoseconds)
+                """)
+        void failsStartupNamingTheBeanThePropertyTheValueAndTheRule(String field, String value, String bound,
+                String rule) {
+            runner.withPropertyValues(policyWith("inference.retry." + field + "=" + value)).run((context) -> {
+                InvalidRetryPropertyException failure = startupFailure(context);
+                assertThat(failure).hasMessage("InferenceClient bean 'openai': inference.retry." + field + " = "
+                        + bound + " is invalid: " + rule);
+                assertThat(failure.property()).isEqualTo("inference.retry." + field);
+                assertThat(failure.rule()).isEqualTo(rule);
+            });
+        }
+
+        @Test
+        void namesTheClientPropertyWhenTheValueCameFromTheClient() {
+            runner.withPropertyValues(policyWith("inference.retry.clients.openai.max-attempts=1"))
+                .run((context) -> assertThat(startupFailure(context)).hasMessage("InferenceClient bean 'openai': "
+                        + "inference.retry.stable-retries = 1 is invalid: must be less than "
+                        + "inference.retry.clients.openai.max-attempts (1)"));
+        }
+
+        @Test
+        void failsBindingNamingThePropertyWhenAValueIsNotANumber() {
+            runner.withPropertyValues(policyWith("inference.retry.clients.openai.max-attempts=three"))
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(causeOfType(context.getStartupFailure(), BindException.class)).hasMessage("Failed to bind properties under 'inference.retry.clients.openai.max-attempts' "
+                                + "to java.lang.Integer");
+                });
+        }
+    }
+
+    @Nested
+    class ClientEntries {
+
+        @Test
+        void failStartupWhenOneNamesNoInferenceClientBean() {
+            runner.withPropertyValues(policyWith("inference.retry.clients.opneai.max-attempts=2")).run((context) -> {
+                InvalidRetryPropertyException failure = startupFailure(context);
+                assertThat(failure).hasMessage("inference.retry.clients.opneai names no InferenceClient bean: "
+                        + "must be the name of an InferenceClient bean (one of [openai])");
+                assertThat(failure.beanName()).isEqualTo("opneai");
+                assertThat(failure.action()).isEqualTo("Rename inference.retry.clients.opneai after the "
+                        + "InferenceClient bean it is meant for (one of [openai]), or remove it.");
+            });
+        }
+
+        @Test
+        void failStartupWhenOneNamesABeanThatIsNotAnInferenceClient() {
+            new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+                .withBean("script", Script.class)
+                .withPropertyValues("inference.retry.clients.script.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "inference.retry.clients.script names no InferenceClient bean: "
+                                + "must be the name of an InferenceClient bean (there is none)"));
+        }
+
+        @Test
+        void needNoPolicyWhenTheyLeaveTheirBeanUnwrapped() {
+            runner.withPropertyValues("inference.retry.clients.openai.enabled=false")
+                .run((context) -> assertThat(context).hasNotFailed());
+        }
+    }
+
+    @Test
+    void startsWithNoInferenceClientBeanAndNoPolicy() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+            .run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void validatesAtStartupEvenWhenEveryBeanIsLazy() {
+        runner.withInitializer((context) -> context.addBeanFactoryPostProcessor(
+                new LazyInitializationBeanFactoryPostProcessor()))
+            .run((context) -> assertThat(startupFailure(context)).hasMessageStartingWith(
+                    "InferenceClient bean 'openai': inference.retry.stable-retries is not set"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OneClient {
+
+        @Bean
+        Script script() {
+            return new Script();
+        }
+
+        @Bean
+        InferenceClient openai(Script script) {
+            return new ScriptedClient(script);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyClient {
+
+        @Bean
+        @Lazy
+        InferenceClient lazy(Script script) {
+            return new ScriptedClient(script);
+        }
+    }
+}
