@@ -5,6 +5,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.retry.autoconfigure.BenchmarkListeners;
 import io.github.resilience4j.retry.Retry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.TimeUnit;
@@ -66,7 +67,7 @@ public class SuccessPathBenchmark {
         this.inner = new FixedResponseClient(InferenceResponse.of("Hi"));
         this.retryClient = Retriers.retryClient(this.inner, MAX_ATTEMPTS).build();
         this.retryClientWithMetrics = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
-                .listener(new CountingListener(new SimpleMeterRegistry(), "bench"))
+                .listener(BenchmarkListeners.meters(new SimpleMeterRegistry(), "bench"))
                 .build();
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
         this.springFramework = Retriers.springFramework(MAX_ATTEMPTS);
@@ -95,7 +96,8 @@ public class SuccessPathBenchmark {
     }
 
     /**
-     * {@code RetryClient} with a listener that counts each attempt in a Micrometer counter.
+     * {@code RetryClient} with the starter's Micrometer listener, which counts each attempt in
+     * {@code inference.retry.attempts}, as the auto-configuration sets it up.
      *
      * @param blackhole sinks the response
      */
