@@ -5,9 +5,10 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.retry.autoconfigure.BenchmarkListeners;
+import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.github.resilience4j.retry.Retry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -67,7 +68,7 @@ public class SuccessPathBenchmark {
         this.inner = new FixedResponseClient(InferenceResponse.of("Hi"));
         this.retryClient = Retriers.retryClient(this.inner, MAX_ATTEMPTS).build();
         this.retryClientWithMetrics = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
-                .listener(BenchmarkListeners.meters(new SimpleMeterRegistry(), "bench"))
+                .listener(new MeterRetryListener(new SimpleMeterRegistry(), List.of("bench")))
                 .build();
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
         this.springFramework = Retriers.springFramework(MAX_ATTEMPTS);
