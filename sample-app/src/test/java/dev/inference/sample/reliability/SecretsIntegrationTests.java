@@ -24,9 +24,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -134,6 +138,36 @@ class SecretsIntegrationTests {
         assertThat(failures).hasSize(10).allSatisfy((failure) -> assertThat(everythingSaidAbout(failure))
                 .doesNotContain(SECRETS));
         assertThat(failures).anySatisfy((failure) -> assertThat(failure).isInstanceOf(CancellationException.class));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("headersNoRequestCanCarry")
+    void isNeverEchoedWhenItCannotBeSentAsAHeader(String problem, Map<String, String> headers, String message) {
+        CallContext context = newContext().withAuthorizer(() -> headers);
+
+        RuntimeException failure = catchRuntimeException(() -> call(false, context));
+
+        assertThat(failure).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+        assertThat(everythingSaidAbout(failure)).doesNotContain(SECRETS);
+        assertThat(provider.requests()).isEmpty();
+    }
+
+    static Stream<Arguments> headersNoRequestCanCarry() {
+        return Stream.of(
+                Arguments.of("line break in the value", Map.of("Authorization", "Bearer " + KEY + "\nX-Other: 1"),
+                        "The context's Authorizer supplied a value for the header Authorization that HTTP cannot carry "
+                                + "(control characters such as line breaks are not allowed); the value is not shown "
+                                + "since it may be a credential"),
+                Arguments.of("control character in the value", Map.of("Authorization", "Bearer sk-test-\u0007SECRET-4242"),
+                        "The context's Authorizer supplied a value for the header Authorization that HTTP cannot carry "
+                                + "(control characters such as line breaks are not allowed); the value is not shown "
+                                + "since it may be a credential"),
+                Arguments.of("whole header line as the name", Map.of("Authorization: Bearer " + KEY, ""),
+                        "The context's Authorizer supplied a header name that is not an HTTP token; the name is not "
+                                + "shown since it may hold a credential"),
+                Arguments.of("restricted header", Map.of("Host", "api.example"),
+                        "The context's Authorizer supplied the header Host, which the HTTP client does not let a "
+                                + "request set"));
     }
 
     @Test
