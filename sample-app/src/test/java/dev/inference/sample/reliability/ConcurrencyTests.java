@@ -43,6 +43,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -146,7 +148,25 @@ class ConcurrencyTests {
     }
 
     @Test
-    void aThousandCallsWithSeededFaultsAllEndAndTheMetersMatchTheServer() throws Exception {
+    void aThousandCallsOnAPoolOfThreadsAllEndAndTheMetersMatchTheServer() throws Exception {
+        aThousandCallsWithSeededFaults(this.threads);
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void aThousandCallsOnVirtualThreadsAllEndAndTheMetersMatchTheServer() throws Exception {
+        // Compiled for Java 17: the Java 21 factory is looked up, not called directly.
+        ExecutorService virtual = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
+                .invoke(null);
+        try {
+            aThousandCallsWithSeededFaults(virtual);
+        }
+        finally {
+            virtual.shutdownNow();
+        }
+    }
+
+    private void aThousandCallsWithSeededFaults(ExecutorService executor) throws Exception {
         SplittableRandom random = new SplittableRandom(20261129);
         serve((request) -> {
             int draw;
@@ -198,7 +218,7 @@ class ConcurrencyTests {
                     List<CompletableFuture<Ended>> calls = new ArrayList<>();
                     for (int i = 0; i < CALLS; i++) {
                         int number = i;
-                        calls.add(CompletableFuture.supplyAsync(() -> call(client, number), this.threads));
+                        calls.add(CompletableFuture.supplyAsync(() -> call(client, number), executor));
                     }
                     CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
                             .get(SAFETY_SECONDS, TimeUnit.SECONDS);

@@ -13,6 +13,7 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamEvent;
 import dev.inference.client.StreamReader;
+import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
@@ -28,7 +29,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -36,6 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -353,6 +359,101 @@ class FaultInjectionTests {
                 assertThat(reader.result().attempts()).isEqualTo(2);
             }
             assertRequests(2);
+        }
+    }
+
+    @Nested
+    class CallerGivesUp {
+
+        private final FaultServer.Gate gate = new FaultServer.Gate();
+
+        @AfterEach
+        void releaseTheHeldResponses() {
+            this.gate.open();
+        }
+
+        private void call(RetryClient client, Operation operation, CallContext context) {
+            if (operation == Operation.INVOKE) {
+                client.invoke(REQUEST, context);
+            }
+            else {
+                client.stream(REQUEST, context).close();
+            }
+        }
+
+        @ParameterizedTest
+        @EnumSource(Operation.class)
+        void cancellingWhileTheProviderHoldsTheAnswerEndsTheCallWithoutAnotherRequest(Operation operation)
+                throws Exception {
+            RetryClient client = retrying(gate.hold((operation == Operation.INVOKE) ? completion("late") : stream("late")));
+            CallContext context = CallContext.cancellable();
+            CompletableFuture<Void> call = CompletableFuture.runAsync(() -> call(client, operation, context));
+            assertThat(gate.awaitHeld(1)).isOne();
+
+            context.cancel();
+
+            assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(30, TimeUnit.SECONDS))
+                    .havingCause().isInstanceOf(CancellationException.class)
+                    .withMessage("The call was cancelled while waiting for the provider");
+            assertRequests(1);
+            assertThat(sleeps).isEmpty();
+        }
+
+        @Test
+        void interruptingTheCallerEndsTheCallAndKeepsTheInterrupt() throws Exception {
+            RetryClient client = retrying(gate.hold(completion("late")));
+            CompletableFuture<RuntimeException> thrown = new CompletableFuture<>();
+            CompletableFuture<Boolean> stillInterrupted = new CompletableFuture<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    client.invoke(REQUEST, CallContext.background());
+                    thrown.complete(null);
+                }
+                catch (RuntimeException ex) {
+                    stillInterrupted.complete(Thread.currentThread().isInterrupted());
+                    thrown.complete(ex);
+                }
+            });
+            caller.start();
+            assertThat(gate.awaitHeld(1)).isOne();
+
+            caller.interrupt();
+
+            assertThat(thrown.get(30, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while waiting for the provider");
+            assertThat(stillInterrupted.get()).isTrue();
+            assertRequests(1);
+        }
+
+        @Test
+        void aDeadlinePassingWhileTheProviderHoldsTheAnswerEndsTheCallWithoutAnotherRequest() {
+            RetryClient client = retrying(gate.hold(completion("late")));
+
+            assertThatExceptionOfType(DeadlineExceededException.class)
+                    .isThrownBy(() -> client.invoke(REQUEST, CallContext.withTimeout(Duration.ofMillis(200))))
+                    .withMessage("The call's deadline passed while waiting for the provider");
+            assertRequests(1);
+            assertThat(sleeps).isEmpty();
+        }
+
+        @Test
+        void cancellingAnOpenStreamEndsItsReadAndHangsUp() throws Exception {
+            // One chunk, then nothing: only the client can end this exchange.
+            RetryClient client = retrying((connection) -> connection.write(SSE_HEAD + chunk("a")));
+            CallContext context = CallContext.cancellable();
+
+            try (StreamReader reader = client.stream(REQUEST, context)) {
+                assertThat(reader.next()).isEqualTo(StreamEvent.of("a"));
+                CompletableFuture<Boolean> next = CompletableFuture.supplyAsync(reader::hasNext);
+
+                context.cancel();
+
+                assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> next.get(30, TimeUnit.SECONDS))
+                        .havingCause().isInstanceOf(CancellationException.class)
+                        .withMessage("The call was cancelled while waiting for the provider");
+                assertThat(reader.result().failure()).containsInstanceOf(CancellationException.class);
+            }
+            assertRequests(1);
         }
     }
 
