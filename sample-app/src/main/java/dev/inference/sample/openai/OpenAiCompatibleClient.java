@@ -195,7 +195,10 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
         if (response.statusCode() / 100 != 2) {
-            throw statusFailure(response);
+            HttpStatusException status = statusFailure(response);
+            // An abort closes the error body, which then reads as cut short: the caller gave up,
+            // and a retryable status in its place would be retried or end in exhaustion instead.
+            throw guard.abortFailure(status).orElse(status);
         }
         return response;
     }

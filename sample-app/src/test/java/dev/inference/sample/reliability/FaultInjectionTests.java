@@ -411,6 +411,25 @@ class FaultInjectionTests {
             assertThat(sleeps).isEmpty();
         }
 
+        @ParameterizedTest
+        @EnumSource(Operation.class)
+        void aDeadlinePassingWhileTheLastAttemptsErrorBodyIsHeldEndsTheCallWithTheDeadlineNotExhaustion(
+                Operation operation) {
+            FaultServer.Exchange busy = respond(503, Map.of(), "");
+            RetryClient client = retrying(busy, busy, (connection) -> {
+                connection.write("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 100\r\nConnection: close\r\n\r\n{\"error\":");
+                gate.hold(FaultServer.Connection::close).play(connection);
+            });
+
+            // Real time: the head arrives at once, so the deadline finds the client reading the body.
+            assertThatExceptionOfType(DeadlineExceededException.class)
+                    .isThrownBy(() -> call(client, operation, CallContext.withTimeout(Duration.ofMillis(500))))
+                    .withMessage("The call's deadline passed while waiting for the provider");
+            assertThat(gate.held()).isOne();
+            assertRequests(3);
+        }
+
         @Test
         void interruptingTheCallerEndsTheCallAndKeepsTheInterrupt() throws Exception {
             RetryClient client = retrying(gate.hold(completion("late")));
