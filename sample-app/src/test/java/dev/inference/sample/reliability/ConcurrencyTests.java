@@ -62,6 +62,9 @@ class ConcurrencyTests {
 
     private static final int THREADS = 64;
 
+    /** Calls parked at once for the cancellation test: one per pool thread, so that all are in flight. */
+    private static final int PARKED_CALLS = THREADS;
+
     /** The longest any wait for the calls may take before the test fails instead of hanging. */
     private static final long SAFETY_SECONDS = 60;
 
@@ -155,15 +158,18 @@ class ConcurrencyTests {
     @Test
     @EnabledForJreRange(min = JRE.JAVA_21)
     void aThousandCallsOnVirtualThreadsAllEndAndTheMetersMatchTheServer() throws Exception {
-        // Compiled for Java 17: the Java 21 factory is looked up, not called directly.
-        ExecutorService virtual = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
-                .invoke(null);
+        ExecutorService virtual = virtualThreads();
         try {
             aThousandCallsWithSeededFaults(virtual);
         }
         finally {
             virtual.shutdownNow();
         }
+    }
+
+    /** A thread per task, virtual; compiled for Java 17, so the Java 21 factory is looked up. */
+    private static ExecutorService virtualThreads() throws ReflectiveOperationException {
+        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
     }
 
     private void aThousandCallsWithSeededFaults(ExecutorService executor) throws Exception {
@@ -245,10 +251,26 @@ class ConcurrencyTests {
     }
 
     @Test
-    void cancellingParkedCallsEndsEachWithoutAnotherRequest() throws Exception {
+    void cancellingCallsParkedOnAPoolOfThreadsEndsEachWithoutAnotherRequest() throws Exception {
+        cancellingParkedCalls(this.threads);
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void cancellingCallsParkedOnVirtualThreadsEndsEachWithoutAnotherRequest() throws Exception {
+        ExecutorService virtual = virtualThreads();
+        try {
+            cancellingParkedCalls(virtual);
+        }
+        finally {
+            virtual.shutdownNow();
+        }
+    }
+
+    private void cancellingParkedCalls(ExecutorService executor) throws Exception {
         FaultServer.Gate gate = new FaultServer.Gate();
         // Counted down by each call as the server holds it or as it starts waiting out its backoff.
-        CountDownLatch parked = new CountDownLatch(THREADS);
+        CountDownLatch parked = new CountDownLatch(PARKED_CALLS);
         SplittableRandom random = new SplittableRandom(4242);
         serve((request) -> {
             boolean hold;
@@ -280,16 +302,16 @@ class ConcurrencyTests {
                     InferenceClient client = context.getBean(InferenceClient.class);
                     List<CallContext> contexts = new ArrayList<>();
                     List<CompletableFuture<Ended>> calls = new ArrayList<>();
-                    for (int i = 0; i < THREADS; i++) {
+                    for (int i = 0; i < PARKED_CALLS; i++) {
                         CallContext callContext = CallContext.cancellable();
                         contexts.add(callContext);
                         int number = i;
                         calls.add(CompletableFuture.supplyAsync(() -> callCancellable(client, number, callContext),
-                                this.threads));
+                                executor));
                     }
                     assertThat(parked.await(SAFETY_SECONDS, TimeUnit.SECONDS)).as("every call parked").isTrue();
                     int requestsBeforeCancel = this.server.requestCount();
-                    assertThat(requestsBeforeCancel).isEqualTo(THREADS);
+                    assertThat(requestsBeforeCancel).isEqualTo(PARKED_CALLS);
 
                     contexts.forEach(CallContext::cancel);
 
