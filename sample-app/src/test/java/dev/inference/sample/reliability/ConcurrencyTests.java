@@ -142,7 +142,8 @@ class ConcurrencyTests {
                     // Established, then cut: final, and still the attempts that established it.
                 }
                 return new Ended(input, reader.result().attempts(),
-                        reader.result().failure().<Class<? extends Throwable>>map(RuntimeException::getClass).orElse(null));
+                        reader.result().failure().<Class<? extends Throwable>>map(RuntimeException::getClass)
+                                .orElse(null));
             }
         }
         catch (ExhaustedException ex) {

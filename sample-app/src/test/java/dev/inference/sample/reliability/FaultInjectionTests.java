@@ -66,7 +66,8 @@ class FaultInjectionTests {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T12:00:00Z"), ZoneOffset.UTC);
 
-    private static final String OVERLOADED = "{\"error\":{\"message\":\"busy\",\"type\":\"server_error\",\"code\":\"overloaded\"}}";
+    private static final String OVERLOADED =
+            "{\"error\":{\"message\":\"busy\",\"type\":\"server_error\",\"code\":\"overloaded\"}}";
 
     private final List<Duration> sleeps = new CopyOnWriteArrayList<>();
 
@@ -298,7 +299,8 @@ class FaultInjectionTests {
                             Duration.ofMillis(100)),
                     Arguments.of("enormous seconds", Map.of("Retry-After", "99999999999999999999999"),
                             Duration.ofMinutes(5)),
-                    Arguments.of("enormous milliseconds", Map.of("retry-after-ms", "99999999999999999999999"), Duration.ofMinutes(5)),
+                    Arguments.of("enormous milliseconds", Map.of("retry-after-ms", "99999999999999999999999"),
+                            Duration.ofMinutes(5)),
                     Arguments.of("an hour", Map.of("Retry-After", "3600"), Duration.ofMinutes(5)));
         }
 
@@ -397,7 +399,8 @@ class FaultInjectionTests {
         @EnumSource(Operation.class)
         void cancellingWhileTheProviderHoldsTheAnswerEndsTheCallWithoutAnotherRequest(Operation operation)
                 throws Exception {
-            RetryClient client = retrying(gate.hold((operation == Operation.INVOKE) ? completion("late") : stream("late")));
+            RetryClient client = retrying(
+                    gate.hold((operation == Operation.INVOKE) ? completion("late") : stream("late")));
             CallContext context = CallContext.cancellable();
             CompletableFuture<Void> call = CompletableFuture.runAsync(() -> call(client, operation, context));
             assertThat(gate.awaitHeld(1)).isOne();

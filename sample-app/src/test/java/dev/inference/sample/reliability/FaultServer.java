@@ -37,9 +37,9 @@ import java.util.function.Function;
  *
  * <p>Each connection carries one exchange: the server reads the request (recording its body byte
  * for byte), asks its plan what to do, plays that, and then, unless the exchange closed the socket
- * itself, reads until the client closes or resets the connection. So a connection stays
- * {@linkplain #openConnections() open} exactly as long as the client holds it: a client that leaks
- * a response body leaks a connection that the test sees.
+ * itself, reads until the client closes or resets the connection. So a connection stays open
+ * exactly as long as the client holds it, and a client that leaks a response body leaks a
+ * connection that {@link #awaitAllConnectionsClosed()} reports.
  *
  * <p>Safety nets, never reached by a passing test: reads time out after {@link #SAFETY_TIMEOUT},
  * held exchanges give up after the same time, and the accept loop stops after
@@ -65,10 +65,6 @@ final class FaultServer implements AutoCloseable {
 
     /** A request as the server read it. */
     record Received(String method, String path, Map<String, String> headers, byte[] body) {
-
-        String header(String name) {
-            return this.headers.get(name.toLowerCase(Locale.ROOT));
-        }
 
         String bodyText() {
             return new String(this.body, StandardCharsets.UTF_8);
@@ -175,18 +171,6 @@ final class FaultServer implements AutoCloseable {
 
     int requestCount() {
         return this.requests.size();
-    }
-
-    /** How many connections were accepted so far. */
-    int acceptedConnections() {
-        return this.accepted.get();
-    }
-
-    /** How many accepted connections neither side has closed yet. */
-    int openConnections() {
-        synchronized (this.open) {
-            return this.open[0];
-        }
     }
 
     /**

@@ -50,7 +50,8 @@ import tools.jackson.databind.json.JsonMapper;
  * failure), the answers of {@code /chat} and {@code /chat/stream}, the log, the meters' names, tags
  * and descriptions, or {@code /actuator/inferenceretry} and {@code /actuator/metrics}.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = { "OPENAI_API_KEY=" + SecretsIntegrationTests.KEY,
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+        "OPENAI_API_KEY=" + SecretsIntegrationTests.KEY,
         "sample.provider.faults.rate-limited=0", "sample.provider.faults.unavailable=0",
         "sample.provider.faults.server-error=0", "sample.provider.faults.dropped=0", "sample.provider.faults.cut=0",
         "management.metrics.use-global-registry=false", "logging.level.dev.inference=TRACE",
@@ -158,7 +159,8 @@ class SecretsIntegrationTests {
                         "The context's Authorizer supplied a value for the header Authorization that HTTP cannot carry "
                                 + "(control characters such as line breaks are not allowed); the value is not shown "
                                 + "since it may be a credential"),
-                Arguments.of("control character in the value", Map.of("Authorization", "Bearer sk-test-\u0007SECRET-4242"),
+                Arguments.of("control character in the value",
+                        Map.of("Authorization", "Bearer sk-test-\u0007SECRET-4242"),
                         "The context's Authorizer supplied a value for the header Authorization that HTTP cannot carry "
                                 + "(control characters such as line breaks are not allowed); the value is not shown "
                                 + "since it may be a credential"),
@@ -255,7 +257,7 @@ class SecretsIntegrationTests {
         return this.http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The failure's stack trace, which prints every message and {@code toString()} in its cause chain and suppressed. */
+    /** The failure's stack trace: the {@code toString()} of it and of everything in its causes and suppressed. */
     private static String everythingSaidAbout(Throwable failure) {
         StringWriter trace = new StringWriter();
         failure.printStackTrace(new PrintWriter(trace));

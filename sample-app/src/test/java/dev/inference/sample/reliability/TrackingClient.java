@@ -48,11 +48,6 @@ final class TrackingClient implements InferenceClient {
         return tracked;
     }
 
-    /** How many readers were handed out. */
-    int readers() {
-        return this.readers.size();
-    }
-
     /** How many of the readers handed out were never closed. */
     long unclosedReaders() {
         return this.readers.stream().filter((reader) -> !reader.closed.get()).count();
