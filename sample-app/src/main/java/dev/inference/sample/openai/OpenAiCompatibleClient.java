@@ -28,6 +28,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,6 +68,9 @@ import org.jspecify.annotations.Nullable;
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and
  * every entry of its map is sent as a request header (such as {@code Authorization: Bearer ...}).
+ * An entry that cannot be sent (a value with a line break, a name that is not a header name) fails
+ * the call with an {@link IllegalArgumentException} before anything is sent; its message shows
+ * neither the value nor such a name, since either may be a credential.
  *
  * <p>Instances are immutable and thread-safe.
  */
@@ -74,6 +78,9 @@ public final class OpenAiCompatibleClient implements InferenceClient {
 
     /** The path of the chat-completions operation, appended to the base URL. */
     public static final String CHAT_COMPLETIONS_PATH = "/v1/chat/completions";
+
+    /** A header name as RFC 9110 section 5.6.2 defines a token. */
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
     /** Enough for any provider's error object; a longer body is cut off unread. */
     private static final int ERROR_BODY_LIMIT = 16 * 1024;
@@ -188,7 +195,10 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
         if (response.statusCode() / 100 != 2) {
-            throw statusFailure(response);
+            HttpStatusException status = statusFailure(response);
+            // An abort closes the error body, which then reads as cut short: the caller gave up,
+            // and a retryable status in its place would be retried or end in exhaustion instead.
+            throw guard.abortFailure(status).orElse(status);
         }
         return response;
     }
@@ -203,8 +213,34 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         Map<String, String> credentials = Objects.requireNonNull(authorizer.authorize(),
                 "The context's Authorizer returned null instead of a map of headers");
-        credentials.forEach(builder::setHeader);
+        credentials.forEach((name, value) -> setCredential(builder, name, value));
         return builder.build();
+    }
+
+    /**
+     * Sets one header from the authorizer. The JDK quotes a rejected name or value in its message,
+     * and here either may be a credential (a key with a stray line break, a whole
+     * {@code "Authorization: Bearer ..."} line given as the name), so its failure is replaced by one
+     * that shows neither, and is not attached as the cause.
+     */
+    private static void setCredential(HttpRequest.Builder builder, String name, String value) {
+        try {
+            builder.setHeader(name, value);
+        }
+        catch (IllegalArgumentException ex) {
+            if (!HEADER_NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("The context's Authorizer supplied a header name that is not an "
+                        + "HTTP token; the name is not shown since it may hold a credential");
+            }
+            if (value.chars().anyMatch((c) -> (c < 0x20 && c != '\t') || c == 0x7f)) {
+                throw new IllegalArgumentException("The context's Authorizer supplied a value for the header " + name
+                        + " that HTTP cannot carry (control characters such as line breaks are not allowed); the "
+                        + "value is not shown since it may be a credential");
+            }
+            // A valid name the client refuses to set, such as Host: the JDK names only the header.
+            throw new IllegalArgumentException("The context's Authorizer supplied the header " + name
+                    + ", which the HTTP client does not let a request set", ex);
+        }
     }
 
     private HttpResponse<InputStream> await(CompletableFuture<HttpResponse<InputStream>> inFlight,
