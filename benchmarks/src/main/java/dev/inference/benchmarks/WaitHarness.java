@@ -45,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Wait accuracy.</b> A client whose first attempt fails waits once with the policy's delay
  * (jittered); the harness compares the time from the listener's
  * {@link RetryListener#retryScheduled} to the start of the second attempt with the delay announced
- * there, for a cancellable context (the wait parks) and the background context (the wait sleeps).
+ * there, for a cancellable context and the background context (both park).
  */
 public final class WaitHarness {
 
@@ -93,7 +93,7 @@ public final class WaitHarness {
         for (int millis : new int[] { 1, 10, 50 }) {
             int n = Math.max(40, 2000 / millis);
             accuracyRow(millis, "cancellable (parks)", n, waitAccuracy(Duration.ofMillis(millis), n, true));
-            accuracyRow(millis, "background (sleeps)", n, waitAccuracy(Duration.ofMillis(millis), n, false));
+            accuracyRow(millis, "background", n, waitAccuracy(Duration.ofMillis(millis), n, false));
         }
     }
 
