@@ -782,12 +782,7 @@ class RetryClientTests {
         void closesTheEstablishedReaderWhenAListenerFailsWithAnError() {
             ScriptedReader established = ScriptedReader.completing("Hel");
             AssertionError error = new AssertionError("listener failed hard");
-            RetryListener failing = new RetryListener() {
-                @Override
-                public void attemptFinished(AttemptEvent event) {
-                    throw error;
-                }
-            };
+            RetryListener failing = throwingOnAttemptFinished(error);
             RetryClientTests.this.inner.thenOpen(established);
             Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
             assertThat(thrown).isSameAs(error);
@@ -799,12 +794,7 @@ class RetryClientTests {
         void addsTheCloseFailureOfAReaderReleasedForAnErrorAsSuppressed() {
             IllegalStateException closeFailed = new IllegalStateException("close failed");
             AssertionError error = new AssertionError("listener failed hard");
-            RetryListener failing = new RetryListener() {
-                @Override
-                public void attemptFinished(AttemptEvent event) {
-                    throw error;
-                }
-            };
+            RetryListener failing = throwingOnAttemptFinished(error);
             RetryClientTests.this.inner.thenOpen(ScriptedReader.failingToClose(closeFailed));
             Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
             assertThat(thrown).isSameAs(error);
@@ -992,6 +982,17 @@ class RetryClientTests {
         private static boolean isVirtual() throws ReflectiveOperationException {
             return (Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread());
         }
+    }
+
+    /** A listener that throws this error each time an attempt finishes, and does nothing else. */
+    private static RetryListener throwingOnAttemptFinished(Error error) {
+        return new RetryListener() {
+
+            @Override
+            public void attemptFinished(AttemptEvent event) {
+                throw error;
+            }
+        };
     }
 
     private static RetryListener countingDown(CountDownLatch scheduled) {

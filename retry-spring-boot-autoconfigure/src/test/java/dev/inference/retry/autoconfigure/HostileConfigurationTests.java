@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
-import dev.inference.client.InferenceClient;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
@@ -33,8 +32,6 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
@@ -73,7 +70,7 @@ class HostileConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
-        .withUserConfiguration(TwoClients.class)
+        .withUserConfiguration(TestClients.TwoClients.class)
         .withPropertyValues(SECRET_PROPERTY);
 
     @ParameterizedTest
@@ -369,25 +366,6 @@ class HostileConfigurationTests {
 
         List<String> list() {
             return this.values.entrySet().stream().map((entry) -> entry.getKey() + "=" + entry.getValue()).toList();
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class TwoClients {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-
-        @Bean
-        InferenceClient local(Script script) {
-            return new ScriptedClient(script);
         }
     }
 }

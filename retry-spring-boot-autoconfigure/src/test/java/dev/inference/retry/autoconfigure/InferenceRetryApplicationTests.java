@@ -21,9 +21,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.context.annotation.Lazy;
 
 /**
  * A real web application with the actuator and metrics, started as a user would start it, with
@@ -107,23 +105,7 @@ class InferenceRetryApplicationTests {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    @Import(VirtualTime.class)
+    @Import({ VirtualTime.class, TestClients.LazyLocal.class })
     static class WebApplication {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-
-        @Bean
-        @Lazy
-        InferenceClient local(Script script) {
-            return new ScriptedClient(script);
-        }
     }
 }

@@ -22,6 +22,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Lazy;
 import org.springframework.context.annotation.Scope;
 import org.springframework.context.annotation.ScopedProxyMode;
@@ -31,13 +32,10 @@ class InferenceRetryAutoConfigurationTests {
 
     static final InferenceRequest REQUEST = InferenceRequest.of("model", "Hello");
 
-    static final String[] POLICY = { "inference.retry.stable-retries=1", "inference.retry.stable-delay=100ms",
-            "inference.retry.max-attempts=3", "inference.retry.max-delay=1s" };
-
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
         .withUserConfiguration(VirtualTime.class)
-        .withPropertyValues(POLICY);
+        .withPropertyValues(TestClients.POLICY);
 
     /** Calls the bean once with a target that always fails with 503, and returns the attempts it saw. */
     static int attemptsReachingTarget(AssertableApplicationContext context, String beanName) {
@@ -52,7 +50,7 @@ class InferenceRetryAutoConfigurationTests {
 
         @Test
         void wrapsAnInferenceClientBeanInARetryClientNamedAfterTheBean() {
-            runner.withUserConfiguration(OneClient.class).run((context) -> {
+            runner.withUserConfiguration(TestClients.OneClient.class).run((context) -> {
                 RetryClient client = context.getBean("openai", RetryClient.class);
                 assertThat(client.name()).isEqualTo("openai");
                 assertThat(client.inner()).isInstanceOf(ScriptedClient.class);
@@ -62,13 +60,13 @@ class InferenceRetryAutoConfigurationTests {
 
         @Test
         void retriesTheBeanOnceLayerDeep() {
-            runner.withUserConfiguration(OneClient.class)
+            runner.withUserConfiguration(TestClients.OneClient.class)
                 .run((context) -> assertThat(attemptsReachingTarget(context, "openai")).isEqualTo(3));
         }
 
         @Test
         void givesEachBeanItsOwnOverridesFieldByField() {
-            runner.withUserConfiguration(TwoClients.class)
+            runner.withUserConfiguration(TestClients.TwoClients.class)
                 .withPropertyValues("inference.retry.clients.local.max-attempts=5",
                         "inference.retry.clients.local.stable-delay=20ms")
                 .run((context) -> {
@@ -91,7 +89,7 @@ class InferenceRetryAutoConfigurationTests {
         void takesEveryFieldFromTheClientWhenNothingIsSetAtTheTopLevel() {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
-                .withUserConfiguration(OneClient.class)
+                .withUserConfiguration(TestClients.OneClient.class)
                 .withPropertyValues("inference.retry.clients.openai.stable-retries=0",
                         "inference.retry.clients.openai.stable-delay=1s", "inference.retry.clients.openai.max-attempts=2",
                         "inference.retry.clients.openai.max-delay=2s")
@@ -101,7 +99,7 @@ class InferenceRetryAutoConfigurationTests {
 
         @Test
         void wrapsNothingAndValidatesNothingWhenDisabled() {
-            runner.withUserConfiguration(OneClient.class)
+            runner.withUserConfiguration(TestClients.OneClient.class)
                 .withPropertyValues("inference.retry.enabled=false", "inference.retry.max-attempts=0",
                         "inference.retry.clients.nobody.max-attempts=1")
                 .run((context) -> {
@@ -115,7 +113,7 @@ class InferenceRetryAutoConfigurationTests {
         void leavesABeanSwitchedOffByItsClientEntryUnwrapped() {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
-                .withUserConfiguration(OneClient.class)
+                .withUserConfiguration(TestClients.OneClient.class)
                 .withPropertyValues("inference.retry.clients.openai.enabled=false")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -177,7 +175,7 @@ class InferenceRetryAutoConfigurationTests {
 
         @Test
         void attachesEveryRetryListenerBeanThenAppliesTheCustomizersInOrder() {
-            runner.withUserConfiguration(OneClient.class, Listening.class).run((context) -> {
+            runner.withUserConfiguration(TestClients.OneClient.class, Listening.class).run((context) -> {
                 Script target = context.getBean(Script.class)
                     .failNext(new HttpStatusException(429, "slow down", null));
                 context.getBean("openai", InferenceClient.class).invoke(REQUEST);
@@ -200,45 +198,8 @@ class InferenceRetryAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class OneClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class TwoClients {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-
-        @Bean
-        InferenceClient local(Script script) {
-            return new ScriptedClient(script);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
     static class AlreadyRetrying {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
 
         @Bean
         RetryClient openai(Script script, VirtualTime.Waits waits) {
@@ -250,12 +211,8 @@ class InferenceRetryAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
     static class ScopedClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
 
         @Bean
         @Scope(scopeName = "prototype", proxyMode = ScopedProxyMode.TARGET_CLASS)
@@ -265,12 +222,8 @@ class InferenceRetryAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
     static class LazyClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
 
         @Bean
         @Lazy
@@ -280,12 +233,8 @@ class InferenceRetryAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
     static class FactoryMadeClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
 
         @Bean
         ClientFactory openai(Script script) {
@@ -294,12 +243,8 @@ class InferenceRetryAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
     static class UntypedFactoryMadeClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
 
         @Bean
         @SuppressWarnings("rawtypes")

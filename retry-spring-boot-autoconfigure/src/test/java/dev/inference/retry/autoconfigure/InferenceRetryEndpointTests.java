@@ -13,7 +13,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Lazy;
+import org.springframework.context.annotation.Import;
 
 class InferenceRetryEndpointTests {
 
@@ -80,24 +80,10 @@ class InferenceRetryEndpointTests {
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(InferenceRetryEndpoint.class));
     }
 
+    /** The shared eager {@code openai} and lazy {@code local} clients, and {@code off}, which is not retried. */
     @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.LazyLocal.class)
     static class Clients {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-
-        @Bean
-        @Lazy
-        InferenceClient local(Script script) {
-            return new ScriptedClient(script);
-        }
 
         @Bean
         InferenceClient off(Script script) {

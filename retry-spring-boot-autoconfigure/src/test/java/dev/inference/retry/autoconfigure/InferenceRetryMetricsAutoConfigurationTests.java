@@ -26,9 +26,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Lazy;
 
 class InferenceRetryMetricsAutoConfigurationTests {
 
@@ -37,9 +34,9 @@ class InferenceRetryMetricsAutoConfigurationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
                 InferenceRetryMetricsAutoConfiguration.class))
-        .withUserConfiguration(VirtualTime.class, Clients.class)
+        .withUserConfiguration(VirtualTime.class, TestClients.OneClient.class, TestClients.AlsoLazy.class)
         .withBean(SimpleMeterRegistry.class)
-        .withPropertyValues(InferenceRetryAutoConfigurationTests.POLICY);
+        .withPropertyValues(TestClients.POLICY);
 
     private static double attempts(MeterRegistry registry, String client, String operation, String outcome,
             String error) {
@@ -145,31 +142,11 @@ class InferenceRetryMetricsAutoConfigurationTests {
         new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
                     InferenceRetryMetricsAutoConfiguration.class))
-            .withUserConfiguration(VirtualTime.class, Clients.class)
-            .withPropertyValues(InferenceRetryAutoConfigurationTests.POLICY)
+            .withUserConfiguration(VirtualTime.class, TestClients.OneClient.class, TestClients.AlsoLazy.class)
+            .withPropertyValues(TestClients.POLICY)
             .run((context) -> {
                 assertThat(context).hasNotFailed().doesNotHaveBean(MeterRetryListener.class);
                 assertThat(context.getBean("openai")).isInstanceOf(RetryClient.class);
             });
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class Clients {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-
-        @Bean
-        @Lazy
-        InferenceClient lazy(Script script) {
-            return new ScriptedClient(script);
-        }
     }
 }

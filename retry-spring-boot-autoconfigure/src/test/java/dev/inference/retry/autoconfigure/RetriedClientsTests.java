@@ -2,7 +2,6 @@ package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.client.InferenceClient;
 import java.util.Arrays;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
@@ -15,9 +14,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Lazy;
 
 /**
  * Startup validation: every bean to retry resolves to a complete, valid policy, and every entry
@@ -27,16 +23,16 @@ class RetriedClientsTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
-        .withUserConfiguration(OneClient.class);
+        .withUserConfiguration(TestClients.OneClient.class);
 
     private static String[] policyWithout(String field) {
-        return Arrays.stream(InferenceRetryAutoConfigurationTests.POLICY)
+        return Arrays.stream(TestClients.POLICY)
             .filter((property) -> !property.startsWith("inference.retry." + field + "="))
             .toArray(String[]::new);
     }
 
     private static String[] policyWith(String... overrides) {
-        return Stream.concat(Arrays.stream(InferenceRetryAutoConfigurationTests.POLICY), Arrays.stream(overrides))
+        return Stream.concat(Arrays.stream(TestClients.POLICY), Arrays.stream(overrides))
             .toArray(String[]::new);
     }
 
@@ -73,7 +69,7 @@ class RetriedClientsTests {
 
         @Test
         void failsStartupForALazyBean() {
-            runner.withUserConfiguration(LazyClient.class)
+            runner.withUserConfiguration(TestClients.AlsoLazy.class)
                 .withPropertyValues(policyWithout("max-delay"))
                 .withPropertyValues("inference.retry.clients.openai.enabled=false")
                 .run((context) -> assertThat(startupFailure(context)).hasMessage(
@@ -172,29 +168,5 @@ class RetriedClientsTests {
                 new LazyInitializationBeanFactoryPostProcessor()))
             .run((context) -> assertThat(startupFailure(context)).hasMessageStartingWith(
                     "InferenceClient bean 'openai': inference.retry.stable-retries is not set"));
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class OneClient {
-
-        @Bean
-        Script script() {
-            return new Script();
-        }
-
-        @Bean
-        InferenceClient openai(Script script) {
-            return new ScriptedClient(script);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class LazyClient {
-
-        @Bean
-        @Lazy
-        InferenceClient lazy(Script script) {
-            return new ScriptedClient(script);
-        }
     }
 }

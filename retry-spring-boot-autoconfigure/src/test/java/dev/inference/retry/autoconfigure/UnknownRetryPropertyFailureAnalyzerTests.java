@@ -24,7 +24,7 @@ class UnknownRetryPropertyFailureAnalyzerTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
-        .withUserConfiguration(HostileConfigurationTests.TwoClients.class)
+        .withUserConfiguration(TestClients.TwoClients.class)
         .withPropertyValues("inference.retry.stable-retries=1", "inference.retry.stable-delay=100ms",
                 "inference.retry.max-attempts=3", "inference.retry.max-delay=1s");
 
