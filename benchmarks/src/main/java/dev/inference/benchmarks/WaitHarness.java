@@ -92,7 +92,7 @@ public final class WaitHarness {
         waitAccuracy(Duration.ofMillis(1), 20, true);
         for (int millis : new int[] { 1, 10, 50 }) {
             int n = Math.max(40, 2000 / millis);
-            accuracyRow(millis, "cancellable (parks)", n, waitAccuracy(Duration.ofMillis(millis), n, true));
+            accuracyRow(millis, "cancellable", n, waitAccuracy(Duration.ofMillis(millis), n, true));
             accuracyRow(millis, "background", n, waitAccuracy(Duration.ofMillis(millis), n, false));
         }
     }
