@@ -18,23 +18,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 class ChatFailures {
 
-    @ExceptionHandler
-    ProblemDetail exhausted(ExhaustedException ex) {
-        return problem(ex);
-    }
-
-    @ExceptionHandler
-    ProblemDetail providerRefused(HttpStatusException ex) {
-        return problem(ex);
-    }
-
-    @ExceptionHandler
-    ProblemDetail networkFailed(NetworkException ex) {
-        return problem(ex);
-    }
-
-    @ExceptionHandler
-    ProblemDetail deadlineExceeded(DeadlineExceededException ex) {
+    @ExceptionHandler({ ExhaustedException.class, HttpStatusException.class, NetworkException.class,
+            DeadlineExceededException.class })
+    ProblemDetail inferenceFailed(RuntimeException ex) {
         return problem(ex);
     }
 

@@ -1,7 +1,7 @@
 package dev.inference.sample.openai;
 
+import dev.inference.sample.Http1;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,9 +12,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,18 +31,6 @@ final class LoopbackServer implements AutoCloseable {
         void play(Connection connection) throws IOException;
     }
 
-    /** A request as the server read it. */
-    record Received(String method, String path, Map<String, String> headers, byte[] body) {
-
-        String header(String name) {
-            return this.headers.get(name.toLowerCase(Locale.ROOT));
-        }
-
-        String bodyText() {
-            return new String(this.body, StandardCharsets.UTF_8);
-        }
-    }
-
     /** One accepted connection. */
     final class Connection {
 
@@ -61,25 +47,11 @@ final class LoopbackServer implements AutoCloseable {
         }
 
         /** Reads the request and records it. */
-        Received readRequest() throws IOException {
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-                int b = this.in.read();
-                if (b < 0) {
-                    throw new IOException("The client closed the connection inside the request head");
-                }
-                head.write(b);
+        Http1.Request readRequest() throws IOException {
+            Http1.Request received = Http1.readRequest(this.in);
+            if (received == null) {
+                throw new IOException("The client closed the connection before sending a request");
             }
-            String[] lines = head.toString(StandardCharsets.ISO_8859_1).split("\r\n");
-            String[] requestLine = lines[0].split(" ");
-            Map<String, String> headers = new LinkedHashMap<>();
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                headers.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                        lines[i].substring(colon + 1).strip());
-            }
-            int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-            Received received = new Received(requestLine[0], requestLine[1], headers, this.in.readNBytes(length));
             LoopbackServer.this.requests.add(received);
             LoopbackServer.this.arrivals.add(received);
             return received;
@@ -113,9 +85,9 @@ final class LoopbackServer implements AutoCloseable {
 
     private final BlockingQueue<Script> scripts = new LinkedBlockingQueue<>();
 
-    private final List<Received> requests = new CopyOnWriteArrayList<>();
+    private final List<Http1.Request> requests = new CopyOnWriteArrayList<>();
 
-    private final BlockingQueue<Received> arrivals = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Http1.Request> arrivals = new LinkedBlockingQueue<>();
 
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
@@ -147,12 +119,12 @@ final class LoopbackServer implements AutoCloseable {
     }
 
     /** The requests read so far. */
-    List<Received> requests() {
+    List<Http1.Request> requests() {
         return List.copyOf(this.requests);
     }
 
     /** Blocks until the next request has been read. */
-    Received takeRequest() throws InterruptedException {
+    Http1.Request takeRequest() throws InterruptedException {
         return this.arrivals.take();
     }
 
@@ -197,26 +169,13 @@ final class LoopbackServer implements AutoCloseable {
     static Script respond(int status, Map<String, String> headers, String body) {
         return (connection) -> {
             connection.readRequest();
-            connection.write(response(status, headers, body));
+            connection.write(Http1.response(status, headers, body));
         };
-    }
-
-    static String response(int status, Map<String, String> headers, String body) {
-        StringBuilder response = new StringBuilder("HTTP/1.1 " + status + " Status\r\n");
-        headers.forEach((name, value) -> response.append(name).append(": ").append(value).append("\r\n"));
-        response.append("Content-Length: ").append(body.getBytes(StandardCharsets.UTF_8).length).append("\r\n");
-        response.append("Connection: close\r\n\r\n").append(body);
-        return response.toString();
     }
 
     /** Answers 200 with a completion whose content is {@code content}. */
     static Script completion(String content) {
-        return respond(200, Map.of("Content-Type", "application/json"), completionJson(content));
-    }
-
-    static String completionJson(String content) {
-        return "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
-                + "{\"role\":\"assistant\",\"content\":\"" + content + "\"},\"finish_reason\":\"stop\"}]}";
+        return respond(200, Map.of("Content-Type", "application/json"), Http1.completionJson(content));
     }
 
     /** The head of a 200 server-sent events response, delimited by the connection's close. */

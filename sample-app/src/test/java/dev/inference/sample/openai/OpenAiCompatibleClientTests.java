@@ -22,6 +22,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
+import dev.inference.sample.Http1;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -111,7 +112,7 @@ class OpenAiCompatibleClientTests {
 
             client.invoke(REQUEST, CallContext.background());
 
-            LoopbackServer.Received received = server.requests().get(0);
+            Http1.Request received = server.requests().get(0);
             assertThat(received.method()).isEqualTo("POST");
             assertThat(received.path()).isEqualTo("/v1/chat/completions");
             assertThat(received.header("Content-Type")).isEqualTo("application/json");
@@ -128,7 +129,7 @@ class OpenAiCompatibleClientTests {
             InferenceResponse response = retrying().invoke(REQUEST, CallContext.background());
 
             assertThat(response.attempts()).isEqualTo(3);
-            List<LoopbackServer.Received> requests = server.requests();
+            List<Http1.Request> requests = server.requests();
             assertThat(requests).hasSize(3);
             assertThat(requests.get(1).body()).isEqualTo(requests.get(0).body());
             assertThat(requests.get(2).body()).isEqualTo(requests.get(0).body());
@@ -424,7 +425,7 @@ class OpenAiCompatibleClientTests {
                 assertThat(reader.hasNext()).isFalse();
                 assertThat(reader.result()).isEqualTo(StreamResult.completed());
             }
-            LoopbackServer.Received received = server.requests().get(0);
+            Http1.Request received = server.requests().get(0);
             assertThat(received.bodyText()).isEqualTo(STREAM_BODY);
             assertThat(received.header("Accept")).isEqualTo("text/event-stream");
         }

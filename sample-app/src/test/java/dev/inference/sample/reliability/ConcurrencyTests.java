@@ -19,6 +19,7 @@ import dev.inference.retry.RetryListener;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import dev.inference.sample.Http1;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -101,18 +102,18 @@ class ConcurrencyTests {
                 .withPropertyValues(policy);
     }
 
-    private void serve(Function<FaultServer.Received, FaultServer.Exchange> plan) {
+    private void serve(Function<Http1.Request, FaultServer.Exchange> plan) {
         this.server = FaultServer.start(plan);
         this.tracking = new TrackingClient(OpenAiCompatibleClient.builder(this.server.baseUrl()).build());
     }
 
-    private static String inputOf(FaultServer.Received request) {
+    private static String inputOf(Http1.Request request) {
         Matcher input = INPUT.matcher(request.bodyText());
         assertThat(input.find()).as("a call's input in %s", request.bodyText()).isTrue();
         return input.group(1);
     }
 
-    private static boolean isStream(FaultServer.Received request) {
+    private static boolean isStream(Http1.Request request) {
         return request.bodyText().endsWith("\"stream\":true}");
     }
 
@@ -241,7 +242,7 @@ class ConcurrencyTests {
                     // Each call sent the same bytes once per attempt it reports, and not once more.
                     Map<String, List<String>> bodiesPerCall = this.server.requests().stream().collect(
                             Collectors.groupingBy(ConcurrencyTests::inputOf,
-                                    Collectors.mapping(FaultServer.Received::bodyText, Collectors.toList())));
+                                    Collectors.mapping(Http1.Request::bodyText, Collectors.toList())));
                     assertThat(bodiesPerCall).hasSize(CALLS)
                             .allSatisfy((input, bodies) -> assertThat(bodies).containsOnly(bodies.get(0)));
                     assertThat(bodiesPerCall.entrySet().stream().collect(

@@ -20,6 +20,7 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
+import dev.inference.sample.Http1;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -109,9 +110,9 @@ class FaultInjectionTests {
 
     /** Asserts that the server read exactly {@code count} requests, all with the same body bytes. */
     private void assertRequests(int count) {
-        List<FaultServer.Received> requests = this.server.requests();
+        List<Http1.Request> requests = this.server.requests();
         assertThat(requests).hasSize(count);
-        for (FaultServer.Received request : requests) {
+        for (Http1.Request request : requests) {
             assertThat(request.body()).isEqualTo(requests.get(0).body());
         }
     }

@@ -1,7 +1,7 @@
 package dev.inference.sample.reliability;
 
+import dev.inference.sample.Http1;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,9 +13,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
@@ -63,14 +61,6 @@ final class FaultServer implements AutoCloseable {
         void play(Connection connection) throws IOException;
     }
 
-    /** A request as the server read it. */
-    record Received(String method, String path, Map<String, String> headers, byte[] body) {
-
-        String bodyText() {
-            return new String(this.body, StandardCharsets.UTF_8);
-        }
-    }
-
     /** One accepted connection, after its request was read. */
     static final class Connection {
 
@@ -106,9 +96,9 @@ final class FaultServer implements AutoCloseable {
 
     private final ServerSocket server;
 
-    private final Function<Received, Exchange> plan;
+    private final Function<Http1.Request, Exchange> plan;
 
-    private final List<Received> requests = new CopyOnWriteArrayList<>();
+    private final List<Http1.Request> requests = new CopyOnWriteArrayList<>();
 
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
@@ -119,7 +109,7 @@ final class FaultServer implements AutoCloseable {
 
     private final ExecutorService threads;
 
-    private FaultServer(ServerSocket server, Function<Received, Exchange> plan) {
+    private FaultServer(ServerSocket server, Function<Http1.Request, Exchange> plan) {
         this.server = server;
         this.plan = plan;
         AtomicInteger count = new AtomicInteger();
@@ -137,7 +127,7 @@ final class FaultServer implements AutoCloseable {
      * @param plan picks the exchange for each request, called from the connection's thread
      * @return the running server
      */
-    static FaultServer start(Function<Received, Exchange> plan) {
+    static FaultServer start(Function<Http1.Request, Exchange> plan) {
         try {
             ServerSocket server = new ServerSocket();
             server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), BACKLOG);
@@ -165,7 +155,7 @@ final class FaultServer implements AutoCloseable {
     }
 
     /** The requests read so far, in the order they were read. */
-    List<Received> requests() {
+    List<Http1.Request> requests() {
         return List.copyOf(this.requests);
     }
 
@@ -212,7 +202,7 @@ final class FaultServer implements AutoCloseable {
         try (socket) {
             socket.setSoTimeout((int) SAFETY_TIMEOUT.toMillis());
             InputStream in = new BufferedInputStream(socket.getInputStream());
-            Received request = readRequest(in);
+            Http1.Request request = Http1.readRequest(in);
             if (request != null) {
                 this.requests.add(request);
                 this.plan.apply(request).play(new Connection(socket));
@@ -233,37 +223,6 @@ final class FaultServer implements AutoCloseable {
                 this.open.notifyAll();
             }
         }
-    }
-
-    /** Reads one request, or returns {@code null} if the client closed before sending any byte. */
-    private static Received readRequest(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0;
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                if (head.size() == 0) {
-                    return null;
-                }
-                throw new IOException("The client closed the connection inside the request head");
-            }
-            head.write(b);
-            matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : ((b == '\r') ? 1 : 0);
-        }
-        String[] lines = head.toString(StandardCharsets.ISO_8859_1).split("\r\n");
-        String[] requestLine = lines[0].split(" ");
-        Map<String, String> headers = new LinkedHashMap<>();
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            headers.put(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                    lines[i].substring(colon + 1).strip());
-        }
-        int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-        byte[] body = in.readNBytes(length);
-        if (body.length < length) {
-            throw new IOException("The client closed the connection inside the request body");
-        }
-        return new Received(requestLine[0], requestLine[1], headers, body);
     }
 
     /** Stops accepting and drops every connection still open. */
@@ -287,22 +246,12 @@ final class FaultServer implements AutoCloseable {
 
     /** Answers with a status, headers and a body announced by its length, then waits for the client. */
     static Exchange respond(int status, Map<String, String> headers, String body) {
-        return (connection) -> connection.write(response(status, headers, body));
-    }
-
-    static String response(int status, Map<String, String> headers, String body) {
-        StringBuilder response = new StringBuilder("HTTP/1.1 " + status + " Status\r\n");
-        headers.forEach((name, value) -> response.append(name).append(": ").append(value).append("\r\n"));
-        response.append("Content-Length: ").append(body.getBytes(StandardCharsets.UTF_8).length).append("\r\n");
-        response.append("Connection: close\r\n\r\n").append(body);
-        return response.toString();
+        return (connection) -> connection.write(Http1.response(status, headers, body));
     }
 
     /** Answers 200 with a completion whose content is {@code content}. */
     static Exchange completion(String content) {
-        return respond(200, Map.of("Content-Type", "application/json"),
-                "{\"id\":\"c1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":"
-                        + "{\"role\":\"assistant\",\"content\":\"" + content + "\"},\"finish_reason\":\"stop\"}]}");
+        return respond(200, Map.of("Content-Type", "application/json"), Http1.completionJson(content));
     }
 
     /** Streams one chunk per piece of content and {@code [DONE]}, then waits for the client. */
