@@ -4,7 +4,6 @@ import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.random.RandomGenerator;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
 
@@ -29,19 +28,6 @@ class VirtualTime {
         }
     }
 
-    /** {@code 0.9 + 0.2 × 0.5}: the jitter factor 1. */
-    private static final RandomGenerator NO_JITTER = new RandomGenerator() {
-
-        @Override
-        public long nextLong() {
-            throw new UnsupportedOperationException("Only nextDouble() is used for jitter");
-        }
-
-        @Override
-        public double nextDouble() {
-            return 0.5;
-        }
-    };
 
     @Bean
     Waits waits() {
@@ -50,7 +36,7 @@ class VirtualTime {
 
     @Bean
     RetryClientBuilderCustomizer virtualTime(Waits waits) {
-        return (beanName, builder) -> builder.random(NO_JITTER)
+        return (beanName, builder) -> builder.random(NoJitter.INSTANCE)
                 .sleeper((delay, context) -> waits.waits.add(delay));
     }
 }

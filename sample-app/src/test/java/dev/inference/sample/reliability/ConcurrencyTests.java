@@ -20,6 +20,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
 import dev.inference.sample.Http1;
+import dev.inference.sample.NoJitter;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

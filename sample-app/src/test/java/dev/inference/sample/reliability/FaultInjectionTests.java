@@ -21,6 +21,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
 import dev.inference.sample.Http1;
+import dev.inference.sample.NoJitter;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import java.time.Clock;
 import java.time.Duration;

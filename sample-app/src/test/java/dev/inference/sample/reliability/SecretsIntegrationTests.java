@@ -9,6 +9,7 @@ import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.StreamReader;
 import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import dev.inference.sample.NoJitter;
 import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import io.micrometer.core.instrument.Meter;

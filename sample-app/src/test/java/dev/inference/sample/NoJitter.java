@@ -1,4 +1,4 @@
-package dev.inference.sample.reliability;
+package dev.inference.sample;
 
 import java.util.random.RandomGenerator;
 
@@ -6,9 +6,10 @@ import java.util.random.RandomGenerator;
  * The jitter source that makes every delay exactly its slot: {@code 0.9 + 0.2 × 0.5 = 1}.
  * Thread-safe, having no state.
  */
-final class NoJitter implements RandomGenerator {
+public final class NoJitter implements RandomGenerator {
 
-    static final NoJitter INSTANCE = new NoJitter();
+    /** The one instance. */
+    public static final NoJitter INSTANCE = new NoJitter();
 
     private NoJitter() {
     }
