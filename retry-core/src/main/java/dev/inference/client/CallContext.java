@@ -179,9 +179,9 @@ public final class CallContext {
      * @throws NullPointerException if {@code timeout} is {@code null}
      */
     public boolean await(Duration timeout) throws InterruptedException {
-        long nanos = saturatedNanos(Objects.requireNonNull(timeout, "timeout must not be null"));
+        long nanos = Durations.toWaitNanos(Objects.requireNonNull(timeout, "timeout must not be null"));
         if (this.deadline != null) {
-            nanos = Math.min(nanos, saturatedNanos(timeRemaining().orElseThrow()));
+            nanos = Math.min(nanos, Durations.toWaitNanos(timeRemaining().orElseThrow()));
         }
         if (this.cancellation != null) {
             this.cancellation.await(nanos);
@@ -259,14 +259,6 @@ public final class CallContext {
         catch (DateTimeException | ArithmeticException beyondInstantRange) {
             return timeout.isNegative() ? Instant.MIN : Instant.MAX;
         }
-    }
-
-    private static long saturatedNanos(Duration duration) {
-        if (duration.isNegative()) {
-            return 0;
-        }
-        // Long.MAX_VALUE nanoseconds are some 292 years: a wait that long is a wait forever.
-        return (duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) ? Long.MAX_VALUE : duration.toNanos();
     }
 
     /**

@@ -1,8 +1,10 @@
 package dev.inference.retry;
 
+import dev.inference.client.Durations;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * the slot times a jitter factor in {@code [0.9, 1.1)}, replaced by the provider's
  * {@code Retry-After} (itself capped at {@link #RETRY_AFTER_CAP}) when that is longer. No input
  * makes either function overflow.
+ *
+ * <p>This class is the one place that knows the jitter rule: {@link #jitter(RandomGenerator)} draws a
+ * factor, and {@link #shortestDelay} and {@link #delayBound} give the range it spreads a slot over.
  */
 public final class Backoff {
 
@@ -30,9 +35,6 @@ public final class Backoff {
 
     /** The largest jitter factor, exclusive. */
     public static final double MAX_JITTER = 1.1;
-
-    /** Seconds beyond which a duration in nanoseconds no longer fits in a {@code long}. */
-    private static final long MAX_NANOS_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
 
     private static final BigInteger NANOS_PER_SECOND = BigInteger.valueOf(1_000_000_000L);
 
@@ -63,7 +65,7 @@ public final class Backoff {
         if (exponent >= 127) {
             return max;
         }
-        if (exponent < Long.SIZE - 1 && max.getSeconds() < MAX_NANOS_SECONDS) {
+        if (exponent < Long.SIZE - 1 && max.compareTo(Durations.LONGEST_WAIT) < 0) {
             long stableNanos = stable.toNanos();
             // stable * 2^e > max exactly when stable > floor(max / 2^e): compare before shifting.
             return (stableNanos > (max.toNanos() >> exponent)) ? max : Duration.ofNanos(stableNanos << exponent);
@@ -97,7 +99,7 @@ public final class Backoff {
         if (!(jitter >= MIN_JITTER && jitter < MAX_JITTER)) {
             throw new IllegalArgumentException("jitter must be in [0.9, 1.1), was " + jitter);
         }
-        Duration delay = scale(slot(policy, failedAttempt), jitter);
+        Duration delay = Durations.scale(slot(policy, failedAttempt), jitter);
         if (retryAfter != null && !retryAfter.isNegative() && !retryAfter.isZero()) {
             Duration requested = (retryAfter.compareTo(RETRY_AFTER_CAP) > 0) ? RETRY_AFTER_CAP : retryAfter;
             if (requested.compareTo(delay) > 0) {
@@ -108,13 +110,43 @@ public final class Backoff {
     }
 
     /**
-     * Multiplies a duration by a factor near 1, saturating instead of overflowing: a Java
-     * double-to-long conversion clamps to {@code Long.MAX_VALUE}.
+     * Draws a jitter factor: {@code 0.9 + 0.2 × random.nextDouble()}, kept below 1.1.
+     *
+     * @param random the source of randomness
+     * @return a factor in {@code [0.9, 1.1)}
+     * @throws NullPointerException if {@code random} is {@code null}
      */
-    private static Duration scale(Duration duration, double factor) {
-        if (duration.getSeconds() < MAX_NANOS_SECONDS) {
-            return Duration.ofNanos((long) (duration.toNanos() * factor));
-        }
-        return Duration.ofSeconds((long) (duration.getSeconds() * factor));
+    public static double jitter(RandomGenerator random) {
+        double unit = random.nextDouble();
+        // 0.9 + 0.2 * u rounds up to 1.1 for the largest doubles below 1; the bound is exclusive.
+        return Math.min(MIN_JITTER + 0.2 * unit, Math.nextDown(MAX_JITTER));
+    }
+
+    /**
+     * Returns the shortest delay jitter can make of a slot, ignoring {@code Retry-After}:
+     * {@code slot × 0.9}, computed as {@link #delay} computes it.
+     *
+     * @param policy the policy
+     * @param failedAttempt the 1-based number of the attempt that just failed
+     * @return the shortest delay, inclusive
+     * @throws NullPointerException if {@code policy} is {@code null}
+     * @throws IllegalArgumentException if {@code failedAttempt} is less than 1
+     */
+    public static Duration shortestDelay(Policy policy, int failedAttempt) {
+        return Durations.scale(slot(policy, failedAttempt), MIN_JITTER);
+    }
+
+    /**
+     * Returns the bound, never reached, of the delays jitter can make of a slot, ignoring
+     * {@code Retry-After}: {@code slot × 1.1}, computed as {@link #delay} computes it.
+     *
+     * @param policy the policy
+     * @param failedAttempt the 1-based number of the attempt that just failed
+     * @return the exclusive upper bound of the delay
+     * @throws NullPointerException if {@code policy} is {@code null}
+     * @throws IllegalArgumentException if {@code failedAttempt} is less than 1
+     */
+    public static Duration delayBound(Policy policy, int failedAttempt) {
+        return Durations.scale(slot(policy, failedAttempt), MAX_JITTER);
     }
 }

@@ -4,6 +4,7 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
@@ -22,10 +23,21 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * Everything else, {@code null} included, is permanent. The first typed failure also supplies the
  * provider's {@code Retry-After}.
+ *
+ * <p>An instance is the classification of one failure, {@linkplain #of(Throwable) made} by walking
+ * its cause chain once: its {@link Kind}, the link of the chain that decided it, and whether it is
+ * retryable. The retry loop and the metrics' {@code error} tag read the same instance, so they
+ * cannot disagree.
  */
 public final class Classification {
 
-    private Classification() {
+    private final Kind kind;
+
+    private final @Nullable Throwable decidingCause;
+
+    private Classification(Kind kind, @Nullable Throwable decidingCause) {
+        this.kind = kind;
+        this.decidingCause = decidingCause;
     }
 
     /**
@@ -35,7 +47,7 @@ public final class Classification {
      * @return {@code true} if another attempt may succeed
      */
     public static boolean isRetryable(@Nullable Throwable failure) {
-        return decidingFailure(failure) != null;
+        return of(failure).isRetryable();
     }
 
     /**
@@ -46,31 +58,29 @@ public final class Classification {
      *     failure is not retryable or the provider gave no delay
      */
     public static Optional<Duration> retryAfter(@Nullable Throwable failure) {
-        return retryAfterOf(decidingFailure(failure));
-    }
-
-    static Optional<Duration> retryAfterOf(@Nullable RuntimeException decidingFailure) {
-        return (decidingFailure instanceof HttpStatusException status) ? status.retryAfter() : Optional.empty();
+        return of(failure).retryAfter();
     }
 
     /**
-     * Walks the cause chain once: returns the first typed failure when it is retryable and no
-     * negative case stands anywhere in the chain, otherwise {@code null}.
+     * Classifies a failure, walking its cause chain once (a chain that loops back on itself is
+     * walked up to the loop).
+     *
+     * @param failure the failure of an attempt, or {@code null}
+     * @return its classification; {@link Kind#UNTYPED} with no deciding cause for {@code null}
      */
-    static @Nullable RuntimeException decidingFailure(@Nullable Throwable failure) {
-        RuntimeException typed = null;
-        boolean typedIsRetryable = false;
+    public static Classification of(@Nullable Throwable failure) {
+        Throwable typed = null;
         // A cause chain can be a cycle: a second pointer at half speed meets the walker inside it.
         Throwable slow = failure;
         int step = 0;
         Throwable current = failure;
         while (current != null) {
-            if (isNegative(current)) {
-                return null;
+            Kind negative = negativeKind(current);
+            if (negative != null) {
+                return new Classification(negative, current);
             }
             if (typed == null && (current instanceof NetworkException || current instanceof HttpStatusException)) {
-                typed = (RuntimeException) current;
-                typedIsRetryable = isRetryableType(typed);
+                typed = current;
             }
             Throwable next = current.getCause();
             if ((++step & 1) == 0 && slow != null) {
@@ -81,19 +91,98 @@ public final class Classification {
             }
             current = next;
         }
-        return typedIsRetryable ? typed : null;
+        if (typed == null) {
+            return new Classification(Kind.UNTYPED, failure);
+        }
+        return new Classification((typed instanceof NetworkException) ? Kind.NETWORK : Kind.HTTP_STATUS, typed);
     }
 
-    private static boolean isNegative(Throwable failure) {
-        return failure instanceof CancellationException || failure instanceof InterruptedException
-                || failure instanceof DeadlineExceededException || failure instanceof ExhaustedException;
+    private static @Nullable Kind negativeKind(Throwable failure) {
+        if (failure instanceof CancellationException || failure instanceof InterruptedException) {
+            return Kind.CANCELLED;
+        }
+        if (failure instanceof DeadlineExceededException) {
+            return Kind.DEADLINE;
+        }
+        if (failure instanceof ExhaustedException) {
+            return Kind.EXHAUSTED;
+        }
+        return null;
     }
 
-    private static boolean isRetryableType(RuntimeException typed) {
-        if (typed instanceof HttpStatusException status) {
-            int code = status.status();
+    /**
+     * Returns what decided the classification.
+     *
+     * @return the kind
+     */
+    public Kind kind() {
+        return this.kind;
+    }
+
+    /**
+     * Returns the link of the cause chain that decided the classification: the first cancellation,
+     * passed deadline or {@link ExhaustedException} in the chain; failing those, the first typed
+     * failure; failing that, the failure itself.
+     *
+     * @return the deciding link, or empty for the classification of {@code null}
+     */
+    public Optional<Throwable> decidingCause() {
+        return Optional.ofNullable(this.decidingCause);
+    }
+
+    /**
+     * Tells whether another attempt may succeed: the deciding cause is a {@link NetworkException},
+     * or an {@link HttpStatusException} with status 408, 429 or 500 to 599.
+     *
+     * @return {@code true} when the failure is transient
+     */
+    public boolean isRetryable() {
+        if (this.kind == Kind.NETWORK) {
+            return true;
+        }
+        if (this.kind == Kind.HTTP_STATUS) {
+            int code = ((HttpStatusException) Objects.requireNonNull(this.decidingCause)).status();
             return code == 408 || code == 429 || (code >= 500 && code <= 599);
         }
-        return true;
+        return false;
+    }
+
+    /**
+     * Returns the delay the provider asked for, when the failure is retryable.
+     *
+     * @return the deciding {@link HttpStatusException}'s {@code Retry-After}, or empty
+     */
+    public Optional<Duration> retryAfter() {
+        return (isRetryable() && this.decidingCause instanceof HttpStatusException status) ? status.retryAfter()
+                : Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "Classification[" + this.kind + (isRetryable() ? ", retryable" : ", permanent") + "]";
+    }
+
+    /**
+     * What decided a classification, in the order the cause chain is read.
+     */
+    public enum Kind {
+
+        /** A {@link CancellationException} or {@link InterruptedException} in the chain: permanent. */
+        CANCELLED,
+
+        /** A {@link DeadlineExceededException} in the chain: permanent. */
+        DEADLINE,
+
+        /** An {@link ExhaustedException} in the chain, from a nested decorator: permanent. */
+        EXHAUSTED,
+
+        /** The first typed failure is a {@link NetworkException}: retryable. */
+        NETWORK,
+
+        /** The first typed failure is an {@link HttpStatusException}: retryable for 408, 429, 5xx. */
+        HTTP_STATUS,
+
+        /** No typed failure and no negative case in the chain: permanent. */
+        UNTYPED
     }
 }

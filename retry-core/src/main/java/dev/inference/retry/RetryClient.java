@@ -7,9 +7,6 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -45,39 +42,23 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.inference.client.Authorizer} does, once per attempt), never catches an {@link Error}
  * and never retries an {@link ExhaustedException}, so nested decorators do not multiply attempts.
  * Instances are immutable and thread-safe; all state of a call lives in that call.
+ *
+ * <p>The decisions are not this class's: it makes the attempts and waits with its {@link Sleeper},
+ * and a {@link RetryExecution} of its {@link #retrier()} decides after each failure, as it does for
+ * any other caller of the same retrier.
  */
 public final class RetryClient implements InferenceClient {
 
-    private static final String DEFAULT_NAME = "default";
-
     private final InferenceClient inner;
 
-    private final Policy policy;
-
-    private final String name;
-
-    /** The contained listeners, or {@code null} when there are none, so that no event is made. */
-    private final @Nullable RetryListener listener;
-
-    /** The jitter source, or {@code null} for the calling thread's {@link ThreadLocalRandom}. */
-    private final @Nullable RandomGenerator random;
+    private final Retrier retrier;
 
     private final Sleeper sleeper;
 
-    /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
-    private final AttemptEvent[] firstAttemptSucceeded;
-
     private RetryClient(Builder builder) {
         this.inner = builder.inner;
-        this.policy = builder.policy;
-        this.name = builder.name;
-        this.listener = builder.listeners.isEmpty() ? null : new ContainedListener(builder.listeners);
-        this.random = builder.random;
+        this.retrier = builder.retrier.build();
         this.sleeper = builder.sleeper;
-        this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
-        for (Operation operation : Operation.values()) {
-            this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
-        }
     }
 
     /**
@@ -119,7 +100,7 @@ public final class RetryClient implements InferenceClient {
      * @return the policy
      */
     public Policy policy() {
-        return this.policy;
+        return this.retrier.policy();
     }
 
     /**
@@ -128,7 +109,17 @@ public final class RetryClient implements InferenceClient {
      * @return the name
      */
     public String name() {
-        return this.name;
+        return this.retrier.name();
+    }
+
+    /**
+     * Returns the retry decisions this client makes, for a caller that makes attempts its own way
+     * (a non-blocking one, for example) with the same policy, name and listeners.
+     *
+     * @return the retrier
+     */
+    public Retrier retrier() {
+        return this.retrier;
     }
 
     /**
@@ -180,77 +171,26 @@ public final class RetryClient implements InferenceClient {
         catch (RuntimeException ex) {
             return retry(step, request, context, ex);
         }
-        return succeeded(step, result, 1);
+        return succeeded(step, result, null);
     }
 
     /** Handles the failure of attempt n, waits, makes attempt n + 1, and so on. */
     private <T> T retry(Step<T> step, InferenceRequest request, CallContext context, RuntimeException firstFailure) {
-        // Failures of the attempts before the current one, for an ExhaustedException.
-        List<RuntimeException> recovered = null;
-        List<Throwable> closeFailures = null;
+        RetryExecution execution = this.retrier.start(step.operation, context);
         RuntimeException thrown = firstFailure;
-        for (int attempt = 1;; attempt++) {
-            RuntimeException failure = thrown;
-            if (thrown instanceof HalfOpenStreamException halfOpen) {
-                closeFailures = closeQuietly(halfOpen.reader(), closeFailures);
-                failure = halfOpen.getCause();
-            }
-            RuntimeException deciding = Classification.decidingFailure(failure);
-            AttemptEvent event = (this.listener != null)
-                    ? new AttemptEvent(this.name, step.operation, attempt, failure, deciding != null) : null;
-            if (event != null) {
-                this.listener.attemptFinished(event);
-            }
-            // Permanent: the caller gets the failure exactly as the inner client threw it.
-            if (deciding == null) {
-                throw suppressing(failure, null, closeFailures);
-            }
-            // Transient, but no attempt left: give up with the final failure as the cause.
-            if (attempt >= this.policy.maxAttempts()) {
-                ExhaustedException exhausted = new ExhaustedException(attempt, failure);
-                suppressAll(exhausted, recovered);
-                suppressAll(exhausted, closeFailures);
-                if (event != null) {
-                    this.listener.exhausted(event, exhausted);
-                }
-                throw exhausted;
-            }
-            // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
-            Optional<RuntimeException> done = context.failure();
-            if (done.isPresent()) {
-                throw suppressing(done.get(), failure, closeFailures);
-            }
-            Duration delay = Backoff.delay(this.policy, attempt, jitter(),
-                    Classification.retryAfterOf(deciding).orElse(null));
-            // Waiting past the deadline could only end in DeadlineExceededException: end now.
-            Optional<Duration> remaining = context.timeRemaining();
-            if (remaining.isPresent() && remaining.get().compareTo(delay) <= 0) {
-                throw suppressing(new DeadlineExceededException("The call's deadline would pass during the "
-                        + delay + " wait before attempt " + (attempt + 1)), failure, closeFailures);
-            }
-            if (event != null) {
-                this.listener.retryScheduled(event, delay);
+        for (;;) {
+            RetryExecution.Decision decision = execution.failed(thrown);
+            if (!decision.isRetry()) {
+                throw decision.failure();
             }
             try {
-                this.sleeper.sleep(delay, context);
+                this.sleeper.sleep(decision.delay(), context);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                CancellationException cancelled = new CancellationException(
-                        "Interrupted during the " + delay + " wait before attempt " + (attempt + 1));
-                cancelled.initCause(ex);
-                throw suppressing(cancelled, failure, closeFailures);
+                throw execution.interrupted(ex);
             }
-            // The caller may have given up during the wait.
-            done = context.failure();
-            if (done.isPresent()) {
-                throw suppressing(done.get(), failure, closeFailures);
-            }
-            // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
-            // allocate an array that large on the first retry.
-            recovered = (recovered != null) ? recovered : new ArrayList<>();
-            recovered.add(failure);
-
+            execution.beginNextAttempt();
             T result;
             try {
                 result = step.attempt(this.inner, request, context);
@@ -259,66 +199,32 @@ public final class RetryClient implements InferenceClient {
                 thrown = ex;
                 continue;
             }
-            return succeeded(step, result, attempt + 1);
+            return succeeded(step, result, execution);
         }
     }
 
-    private <T> T succeeded(Step<T> step, T result, int attempt) {
-        if (this.listener != null) {
-            AttemptEvent event = (attempt == 1) ? this.firstAttemptSucceeded[step.operation.ordinal()]
-                    : new AttemptEvent(this.name, step.operation, attempt, null, false);
-            try {
-                this.listener.attemptFinished(event);
-            }
-            catch (Error ex) {
-                // The caller never gets the result, so nobody else could release it.
-                step.release(result, ex);
-                throw ex;
-            }
-        }
-        return step.stamp(result, attempt);
-    }
-
-    private double jitter() {
-        double unit = (this.random != null) ? this.random.nextDouble() : ThreadLocalRandom.current().nextDouble();
-        // 0.9 + 0.2 * u rounds up to 1.1 for the largest doubles below 1; the bound is exclusive.
-        return Math.min(Backoff.MIN_JITTER + 0.2 * unit, Math.nextDown(Backoff.MAX_JITTER));
-    }
-
-    private static @Nullable List<Throwable> closeQuietly(StreamReader reader, @Nullable List<Throwable> failures) {
+    private <T> T succeeded(Step<T> step, T result, @Nullable RetryExecution execution) {
+        int attempts;
         try {
-            reader.close();
-            return failures;
-        }
-        catch (RuntimeException ex) {
-            List<Throwable> all = (failures != null) ? failures : new ArrayList<>(1);
-            all.add(ex);
-            return all;
-        }
-    }
-
-    private static <X extends Throwable> X suppressing(X thrown, @Nullable Throwable cause,
-            @Nullable List<Throwable> closeFailures) {
-        if (cause != null && cause != thrown) {
-            thrown.addSuppressed(cause);
-        }
-        suppressAll(thrown, closeFailures);
-        return thrown;
-    }
-
-    private static void suppressAll(Throwable thrown, @Nullable List<? extends Throwable> suppressed) {
-        if (suppressed != null) {
-            for (Throwable each : suppressed) {
-                if (each != thrown) {
-                    thrown.addSuppressed(each);
-                }
+            if (execution == null) {
+                this.retrier.firstAttemptSucceeded(step.operation);
+                attempts = 1;
+            }
+            else {
+                attempts = execution.succeeded();
             }
         }
+        catch (Error ex) {
+            // The caller never gets the result, so nobody else could release it.
+            step.release(result, ex);
+            throw ex;
+        }
+        return step.stamp(result, attempts);
     }
 
     @Override
     public String toString() {
-        return "RetryClient[name=" + this.name + ", policy=" + this.policy + ", inner=" + this.inner + "]";
+        return "RetryClient[name=" + name() + ", policy=" + policy() + ", inner=" + this.inner + "]";
     }
 
     /** One kind of call: how to make an attempt and how to stamp its result. */
@@ -385,19 +291,13 @@ public final class RetryClient implements InferenceClient {
 
         private final InferenceClient inner;
 
-        private final Policy policy;
-
-        private String name = DEFAULT_NAME;
-
-        private final List<RetryListener> listeners = new ArrayList<>();
-
-        private @Nullable RandomGenerator random;
+        private final Retrier.Builder retrier;
 
         private Sleeper sleeper = Sleeper.system();
 
         private Builder(InferenceClient inner, Policy policy) {
             this.inner = Objects.requireNonNull(inner, "inner must not be null");
-            this.policy = Objects.requireNonNull(policy, "policy must not be null");
+            this.retrier = Retrier.builder(Objects.requireNonNull(policy, "policy must not be null"));
         }
 
         /**
@@ -409,11 +309,7 @@ public final class RetryClient implements InferenceClient {
          * @throws IllegalArgumentException if {@code name} is blank
          */
         public Builder name(String name) {
-            Objects.requireNonNull(name, "name must not be null");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("name must not be blank");
-            }
-            this.name = name;
+            this.retrier.name(name);
             return this;
         }
 
@@ -426,7 +322,7 @@ public final class RetryClient implements InferenceClient {
          * @throws NullPointerException if {@code listener} is {@code null}
          */
         public Builder listener(RetryListener listener) {
-            this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+            this.retrier.listener(listener);
             return this;
         }
 
@@ -441,7 +337,7 @@ public final class RetryClient implements InferenceClient {
          * @throws NullPointerException if {@code random} is {@code null}
          */
         public Builder random(RandomGenerator random) {
-            this.random = Objects.requireNonNull(random, "random must not be null");
+            this.retrier.random(random);
             return this;
         }
 

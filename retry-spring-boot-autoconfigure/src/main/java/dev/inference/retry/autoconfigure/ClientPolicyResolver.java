@@ -1,12 +1,13 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.client.Durations;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.Policy;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,15 +19,6 @@ import org.jspecify.annotations.Nullable;
 final class ClientPolicyResolver {
 
     private static final String PREFIX = "inference.retry.";
-
-    /**
-     * The longest delay accepted: the longest wait in nanoseconds that a {@code long} holds, about 292
-     * years. Longer delays cannot be waited out, as waiting counts nanoseconds.
-     */
-    static final Duration LONGEST_DELAY = Duration.ofNanos(Long.MAX_VALUE);
-
-    /** The record components a {@link ConfigException} from {@link Policy} may name in its rule. */
-    private static final Pattern COMPONENT = Pattern.compile("\\b(stableRetries|stableDelay|maxAttempts|maxDelay)\\b");
 
     private ClientPolicyResolver() {
     }
@@ -42,59 +34,37 @@ final class ClientPolicyResolver {
      */
     static Policy resolve(String beanName, InferenceRetryProperties properties) {
         InferenceRetryProperties.@Nullable Client client = properties.getClients().get(beanName);
-        Field<Integer> stableRetries = Field.of(beanName, "stable-retries", "stableRetries", properties, client,
+        Field<Integer> stableRetries = Field.of(beanName, Policy.Field.STABLE_RETRIES, properties, client,
                 RetryPolicyProperties::getStableRetries);
-        Field<Duration> stableDelay = Field.of(beanName, "stable-delay", "stableDelay", properties, client,
+        Field<Duration> stableDelay = Field.of(beanName, Policy.Field.STABLE_DELAY, properties, client,
                 RetryPolicyProperties::getStableDelay);
-        Field<Integer> maxAttempts = Field.of(beanName, "max-attempts", "maxAttempts", properties, client,
+        Field<Integer> maxAttempts = Field.of(beanName, Policy.Field.MAX_ATTEMPTS, properties, client,
                 RetryPolicyProperties::getMaxAttempts);
-        Field<Duration> maxDelay = Field.of(beanName, "max-delay", "maxDelay", properties, client,
+        Field<Duration> maxDelay = Field.of(beanName, Policy.Field.MAX_DELAY, properties, client,
                 RetryPolicyProperties::getMaxDelay);
-        List<Field<?>> fields = List.of(stableRetries, stableDelay, maxAttempts, maxDelay);
-        for (Field<?> field : fields) {
+        Map<Policy.Field, Field<?>> fields = new EnumMap<>(Policy.Field.class);
+        for (Field<?> field : List.of(stableRetries, stableDelay, maxAttempts, maxDelay)) {
             field.require();
+            fields.put(field.field, field);
         }
         waitable(beanName, stableDelay);
         waitable(beanName, maxDelay);
         try {
-            return new Policy(stableRetries.require(), stableDelay.require(), maxAttempts.require(), maxDelay.require());
+            return Policy.of(stableRetries.require(), stableDelay.require(), maxAttempts.require(), maxDelay.require(),
+                    (field) -> fields.get(field).property);
         }
         catch (ConfigException ex) {
-            Field<?> offending = fields.stream()
-                .filter((field) -> field.component.equals(ex.field()))
-                .findFirst()
-                .orElseThrow(() -> ex);
-            throw InvalidRetryPropertyException.invalid(beanName, offending.property, offending.require(),
-                    inPropertyNames(ex.rule(), fields));
+            // Policy.of named the property in the field and the rule; every value is set by now.
+            throw InvalidRetryPropertyException.invalid(beanName, ex.field(), ex.value().orElseThrow(() -> ex),
+                    ex.rule());
         }
     }
 
     private static void waitable(String beanName, Field<Duration> delay) {
-        if (delay.require().compareTo(LONGEST_DELAY) > 0) {
+        if (delay.require().compareTo(Durations.LONGEST_WAIT) > 0) {
             throw InvalidRetryPropertyException.invalid(beanName, delay.property, delay.require(),
-                    "must be at most " + LONGEST_DELAY + " (the longest wait counted in nanoseconds)");
+                    "must be at most " + Durations.LONGEST_WAIT + " (the longest wait counted in nanoseconds)");
         }
-    }
-
-    /**
-     * Rewrites a rule of {@link Policy}, which names record components, in the property names the
-     * values came from: {@code "must be less than maxAttempts (3)"} becomes
-     * {@code "must be less than inference.retry.max-attempts (3)"}.
-     */
-    private static String inPropertyNames(String rule, List<Field<?>> fields) {
-        Matcher matcher = COMPONENT.matcher(rule);
-        StringBuilder rewritten = new StringBuilder();
-        while (matcher.find()) {
-            String component = matcher.group(1);
-            String property = fields.stream()
-                .filter((field) -> field.component.equals(component))
-                .map((field) -> field.property)
-                .findFirst()
-                .orElse(component);
-            matcher.appendReplacement(rewritten, Matcher.quoteReplacement(property));
-        }
-        matcher.appendTail(rewritten);
-        return rewritten.toString();
     }
 
     /** One policy field of one bean: its value and the full name of the property it came from. */
@@ -102,8 +72,8 @@ final class ClientPolicyResolver {
 
         private final String beanName;
 
-        /** The {@link Policy} record component this field becomes. */
-        private final String component;
+        /** The {@link Policy} field this field becomes. */
+        private final Policy.Field field;
 
         /** The property the value came from, or the top-level property to set when missing. */
         private final String property;
@@ -112,22 +82,23 @@ final class ClientPolicyResolver {
 
         private final @Nullable T value;
 
-        private Field(String beanName, String component, String property, String clientProperty, @Nullable T value) {
+        private Field(String beanName, Policy.Field field, String property, String clientProperty, @Nullable T value) {
             this.beanName = beanName;
-            this.component = component;
+            this.field = field;
             this.property = property;
             this.clientProperty = clientProperty;
             this.value = value;
         }
 
-        static <T> Field<T> of(String beanName, String name, String component, InferenceRetryProperties properties,
-                InferenceRetryProperties.@Nullable Client client, Function<RetryPolicyProperties, @Nullable T> field) {
+        static <T> Field<T> of(String beanName, Policy.Field field, InferenceRetryProperties properties,
+                InferenceRetryProperties.@Nullable Client client, Function<RetryPolicyProperties, @Nullable T> getter) {
+            String name = RetryPolicyProperties.PROPERTY_NAMES.get(field);
             String clientProperty = PREFIX + "clients." + beanName + "." + name;
-            T overridden = (client != null) ? field.apply(client) : null;
+            T overridden = (client != null) ? getter.apply(client) : null;
             if (overridden != null) {
-                return new Field<>(beanName, component, clientProperty, clientProperty, overridden);
+                return new Field<>(beanName, field, clientProperty, clientProperty, overridden);
             }
-            return new Field<>(beanName, component, PREFIX + name, clientProperty, field.apply(properties));
+            return new Field<>(beanName, field, PREFIX + name, clientProperty, getter.apply(properties));
         }
 
         T require() {

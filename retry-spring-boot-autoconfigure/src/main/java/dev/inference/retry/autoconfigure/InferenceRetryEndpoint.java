@@ -20,7 +20,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * <p>Durations are ISO-8601 strings ({@code "PT0.2S"}), the form {@link Duration#toString()} prints
  * and {@code inference.retry.*} accepts. The schedule has one row per retry, for the first
  * {@value #MAX_SCHEDULE_ROWS} at most: the slot after the failed attempt, and the range that jitter
- * spreads it over, from {@code slot × 0.9} inclusive to {@code slot × 1.1} exclusive. A provider's
+ * spreads it over, from {@code slot × 0.9} inclusive to {@code slot × 1.1} exclusive, as
+ * {@link Backoff#shortestDelay} and {@link Backoff#delayBound} compute them. A provider's
  * {@code Retry-After} can make an actual wait longer.
  */
 @Endpoint(id = "inferenceretry")
@@ -65,7 +66,8 @@ public class InferenceRetryEndpoint {
         for (int failedAttempt = 1; failedAttempt <= rows; failedAttempt++) {
             Duration slot = Backoff.slot(policy, failedAttempt);
             schedule.add(new RetryDescriptor(failedAttempt, slot.toString(),
-                    slot.multipliedBy(9).dividedBy(10).toString(), slot.multipliedBy(11).dividedBy(10).toString()));
+                    Backoff.shortestDelay(policy, failedAttempt).toString(),
+                    Backoff.delayBound(policy, failedAttempt).toString()));
         }
         return new ClientDescriptor(new PolicyDescriptor(policy.stableRetries(), policy.stableDelay().toString(),
                 policy.maxAttempts(), policy.maxDelay().toString()), schedule);

@@ -1,6 +1,10 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.Policy;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -9,6 +13,12 @@ import org.jspecify.annotations.Nullable;
  * defaults, and {@link ClientPolicyResolver} refuses a bean whose field is set nowhere.
  */
 public abstract class RetryPolicyProperties {
+
+    /**
+     * The property name of each policy field, relative to {@code inference.retry.} or to a client's
+     * entry: the one list of these names.
+     */
+    static final Map<Policy.Field, String> PROPERTY_NAMES = propertyNames();
 
     /**
      * Number of retries that wait stable-delay before the wait starts doubling.
@@ -101,5 +111,14 @@ public abstract class RetryPolicyProperties {
      */
     public void setMaxDelay(@Nullable Duration maxDelay) {
         this.maxDelay = maxDelay;
+    }
+
+    private static Map<Policy.Field, String> propertyNames() {
+        Map<Policy.Field, String> names = new EnumMap<>(Policy.Field.class);
+        names.put(Policy.Field.STABLE_RETRIES, "stable-retries");
+        names.put(Policy.Field.STABLE_DELAY, "stable-delay");
+        names.put(Policy.Field.MAX_ATTEMPTS, "max-attempts");
+        names.put(Policy.Field.MAX_DELAY, "max-delay");
+        return Collections.unmodifiableMap(names);
     }
 }

@@ -1,8 +1,8 @@
 package dev.inference.retry.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -28,10 +28,11 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
 
     private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("inference.retry");
 
-    private static final Set<String> SETTINGS = Set.of("enabled", "stable-retries", "stable-delay", "max-attempts",
-            "max-delay");
+    /** The settings of the top level and of each client: enabled, then the policy's fields. */
+    private static final List<String> SETTINGS = settings();
 
-    private static final String CLIENT_SETTINGS = "enabled, stable-retries, stable-delay, max-attempts and max-delay";
+    private static final String CLIENT_SETTINGS = String.join(", ", SETTINGS.subList(0, SETTINGS.size() - 1))
+            + " and " + SETTINGS.get(SETTINGS.size() - 1);
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
@@ -82,5 +83,12 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         }
         return "is not a retry property: inference.retry takes " + CLIENT_SETTINGS.replace(" and ", ", ")
                 + " and clients.<bean-name>";
+    }
+
+    private static List<String> settings() {
+        List<String> settings = new ArrayList<>();
+        settings.add("enabled");
+        settings.addAll(RetryPolicyProperties.PROPERTY_NAMES.values());
+        return List.copyOf(settings);
     }
 }

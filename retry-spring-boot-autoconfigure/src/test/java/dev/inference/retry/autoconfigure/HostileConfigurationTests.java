@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
+import dev.inference.client.Durations;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
@@ -306,7 +307,7 @@ class HostileConfigurationTests {
                     assertThat(context.getBean("openai", RetryClient.class).policy())
                         .isEqualTo(new Policy(0, Duration.ofNanos(1), 1, Duration.ofNanos(1)));
                     assertThat(context.getBean("local", RetryClient.class).policy()).isEqualTo(new Policy(0,
-                            Duration.ofNanos(1), Integer.MAX_VALUE, ClientPolicyResolver.LONGEST_DELAY));
+                            Duration.ofNanos(1), Integer.MAX_VALUE, Durations.LONGEST_WAIT));
                 });
         }
     }

@@ -1,0 +1,247 @@
+package dev.inference.retry;
+
+import dev.inference.client.CallContext;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The retry decisions that every call of one client shares: its policy, its name, its listeners and
+ * the steps an execution consults (the classification of a failure, the backoff schedule).
+ *
+ * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
+ * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
+ * up with this exception" or "retry after this delay". The caller makes the attempts and waits the
+ * delays its own way: {@link RetryClient} blocks its thread, a non-blocking caller schedules the
+ * next attempt on a timer. Both get exactly the same decisions and listener events.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Retrier {
+
+    private static final String DEFAULT_NAME = "default";
+
+    private final Policy policy;
+
+    private final String name;
+
+    /** The contained listeners, or {@code null} when there are none, so that no event is made. */
+    private final @Nullable RetryListener listener;
+
+    private final FailureClassifier classifier;
+
+    private final DelaySchedule schedule;
+
+    /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
+    private final AttemptEvent[] firstAttemptSucceeded;
+
+    private Retrier(Builder builder) {
+        this.policy = builder.policy;
+        this.name = builder.name;
+        this.listener = builder.listeners.isEmpty() ? null : new ContainedListener(builder.listeners);
+        this.classifier = builder.classifier;
+        this.schedule = (builder.schedule != null) ? builder.schedule
+                : DelaySchedule.jittered(builder.policy, builder.random);
+        this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
+        for (Operation operation : Operation.values()) {
+            this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
+        }
+    }
+
+    /**
+     * Starts building a retrier.
+     *
+     * @param policy the retry policy, valid by construction
+     * @return a builder with the name {@code "default"}, no listener and random jitter
+     * @throws NullPointerException if {@code policy} is {@code null}
+     */
+    public static Builder builder(Policy policy) {
+        return new Builder(policy);
+    }
+
+    /**
+     * Starts the retry decisions of one call, whose first attempt is about to be made or has just
+     * been made.
+     *
+     * @param operation the kind of call
+     * @param context the call's context, shared by every attempt
+     * @return the call's execution, at attempt 1; not thread-safe, to be used by the one caller
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public RetryExecution start(Operation operation, CallContext context) {
+        return new RetryExecution(this, Objects.requireNonNull(operation, "operation must not be null"),
+                Objects.requireNonNull(context, "context must not be null"));
+    }
+
+    /**
+     * Returns the retry policy.
+     *
+     * @return the policy
+     */
+    public Policy policy() {
+        return this.policy;
+    }
+
+    /**
+     * Returns the name reported to listeners, such as the Spring bean name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return this.name;
+    }
+
+    /**
+     * Tells the listeners that the first attempt of a call succeeded, with an event made once per
+     * operation. The success path of a call that never retries needs no {@link RetryExecution}.
+     *
+     * @param operation the kind of call
+     * @throws Error whatever a listener threw as an {@link Error}; runtime exceptions are contained
+     */
+    public void firstAttemptSucceeded(Operation operation) {
+        if (this.listener != null) {
+            this.listener.attemptFinished(this.firstAttemptSucceeded[operation.ordinal()]);
+        }
+    }
+
+    @Nullable RetryListener listener() {
+        return this.listener;
+    }
+
+    FailureClassifier classifier() {
+        return this.classifier;
+    }
+
+    DelaySchedule schedule() {
+        return this.schedule;
+    }
+
+    @Override
+    public String toString() {
+        return "Retrier[name=" + this.name + ", policy=" + this.policy + "]";
+    }
+
+    /**
+     * Classifies the failure of an attempt: the step an execution consults first.
+     */
+    @FunctionalInterface
+    interface FailureClassifier {
+
+        /** The classification every client uses unless a test replaces it. */
+        FailureClassifier STANDARD = Classification::of;
+
+        Classification classify(Throwable failure);
+    }
+
+    /**
+     * Computes the wait before the next attempt: the step an execution consults once it has decided
+     * to retry.
+     */
+    @FunctionalInterface
+    interface DelaySchedule {
+
+        Duration delay(int failedAttempt, Classification failure);
+
+        /**
+         * The policy's {@link Backoff} with jitter drawn from {@code random}, or from the calling
+         * thread's {@link ThreadLocalRandom} when {@code random} is {@code null}, honouring the
+         * provider's {@code Retry-After}.
+         */
+        static DelaySchedule jittered(Policy policy, @Nullable RandomGenerator random) {
+            return (failedAttempt, failure) -> Backoff.delay(policy, failedAttempt,
+                    Backoff.jitter((random != null) ? random : ThreadLocalRandom.current()),
+                    failure.retryAfter().orElse(null));
+        }
+    }
+
+    /**
+     * Builds a {@link Retrier}. Not thread-safe; the built retrier keeps no reference to the builder.
+     */
+    public static final class Builder {
+
+        private final Policy policy;
+
+        private String name = DEFAULT_NAME;
+
+        private final List<RetryListener> listeners = new ArrayList<>();
+
+        private @Nullable RandomGenerator random;
+
+        private FailureClassifier classifier = FailureClassifier.STANDARD;
+
+        private @Nullable DelaySchedule schedule;
+
+        private Builder(Policy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy must not be null");
+        }
+
+        /**
+         * Sets the name reported to listeners in every {@link AttemptEvent}.
+         *
+         * @param name the client's name, such as its bean name; must not be blank
+         * @return this builder
+         * @throws NullPointerException if {@code name} is {@code null}
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name must not be null");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Adds a listener. Listeners are told of each event in the order they were added; one that
+         * throws a {@link RuntimeException} is logged and skipped, never breaking the call.
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is {@code null}
+         */
+        public Builder listener(RetryListener listener) {
+            this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+            return this;
+        }
+
+        /**
+         * Sets the source of jitter: each delay's factor is {@code 0.9 + 0.2 × nextDouble()} (see
+         * {@link Backoff#jitter}). By default the calling thread's {@link ThreadLocalRandom} is used.
+         * The generator is called from every thread that makes calls, so it must be thread-safe, or
+         * the retrier confined to one thread.
+         *
+         * @param random the generator
+         * @return this builder
+         * @throws NullPointerException if {@code random} is {@code null}
+         */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random must not be null");
+            return this;
+        }
+
+        Builder classifier(FailureClassifier classifier) {
+            this.classifier = Objects.requireNonNull(classifier, "classifier must not be null");
+            return this;
+        }
+
+        Builder schedule(DelaySchedule schedule) {
+            this.schedule = Objects.requireNonNull(schedule, "schedule must not be null");
+            return this;
+        }
+
+        /**
+         * Builds the retrier. The builder's listeners are copied, so adding more afterwards does not
+         * change the built retrier.
+         *
+         * @return a new retrier
+         */
+        public Retrier build() {
+            return new Retrier(this);
+        }
+    }
+}

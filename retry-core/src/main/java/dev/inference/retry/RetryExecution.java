@@ -1,0 +1,344 @@
+package dev.inference.retry;
+
+import dev.inference.client.CallContext;
+import dev.inference.client.HalfOpenStreamException;
+import dev.inference.client.StreamReader;
+import dev.inference.failure.DeadlineExceededException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The retry decisions of one call: after each failed attempt, "give up with this exception" or
+ * "retry after this delay".
+ *
+ * <p>Made by {@link Retrier#start}, at attempt 1. The caller makes the attempts and waits the delays
+ * its own way, and tells the execution what happened:
+ * <pre>{@code
+ * RetryExecution execution = retrier.start(Operation.INVOKE, context);
+ * for (;;) {
+ *     try {
+ *         Response response = attempt();
+ *         execution.succeeded();
+ *         return response;
+ *     }
+ *     catch (RuntimeException ex) {
+ *         RetryExecution.Decision decision = execution.failed(ex);
+ *         if (!decision.isRetry()) {
+ *             throw decision.failure();
+ *         }
+ *         wait(decision.delay());       // or schedule the next attempt on a timer
+ *         execution.beginNextAttempt(); // throws if the caller gave up during the wait
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>The decision after a failed attempt is taken in this order:
+ * <ol>
+ * <li>a permanent failure ends the call with that failure as the attempt threw it;</li>
+ * <li>a retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}
+ * whose cause is the failure and whose suppressed exceptions are the earlier attempts' failures;</li>
+ * <li>a context that is done ends it with the context's failure;</li>
+ * <li>a deadline that would pass during the wait ends it at once with a
+ * {@link DeadlineExceededException};</li>
+ * <li>otherwise the call retries after the {@link Backoff} delay, which honours the provider's
+ * {@code Retry-After}.</li>
+ * </ol>
+ * When the call ends for the caller's sake (3, 4, an interrupt, a cancellation during the wait), the
+ * failure that caused the wait is attached to the thrown exception as suppressed. A reader carried by
+ * a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
+ * reported and thrown, and a failure to close it is attached as suppressed to whatever the call finally
+ * throws.
+ *
+ * <p>The listeners hear every attempt ({@code attemptFinished}), every wait before it starts
+ * ({@code retryScheduled}, with the exact delay) and every exhaustion, in that order, from the thread
+ * that calls the execution. Not thread-safe: one call, one caller at a time.
+ */
+public final class RetryExecution {
+
+    private final Retrier retrier;
+
+    private final Operation operation;
+
+    private final CallContext context;
+
+    private int attempt = 1;
+
+    /** Whether an attempt is in progress, so that the methods are called in the order they must be. */
+    private boolean attempting = true;
+
+    /** The failure of the latest failed attempt, the cause of the wait in progress. */
+    private @Nullable RuntimeException lastFailure;
+
+    /** The wait in progress, for messages. */
+    private @Nullable Duration lastDelay;
+
+    /** The failures of the attempts before the latest, for an {@link ExhaustedException}. */
+    private @Nullable List<RuntimeException> recovered;
+
+    /** What closing half-open readers threw, for whatever the call finally throws. */
+    private @Nullable List<Throwable> closeFailures;
+
+    RetryExecution(Retrier retrier, Operation operation, CallContext context) {
+        this.retrier = retrier;
+        this.operation = operation;
+        this.context = context;
+    }
+
+    /**
+     * Returns the number of the attempt in progress, or of the one that just failed.
+     *
+     * @return the 1-based attempt number
+     */
+    public int attempt() {
+        return this.attempt;
+    }
+
+    /**
+     * Records that the attempt in progress succeeded, and tells the listeners.
+     *
+     * @return the number of attempts the call made, to stamp its result with
+     * @throws IllegalStateException if no attempt is in progress
+     * @throws Error whatever a listener threw as an {@link Error}; the caller then releases the
+     *     result, which will never reach its own caller
+     */
+    public int succeeded() {
+        requireAttempting();
+        this.attempting = false;
+        if (this.attempt == 1) {
+            this.retrier.firstAttemptSucceeded(this.operation);
+        }
+        else {
+            RetryListener listener = this.retrier.listener();
+            if (listener != null) {
+                listener.attemptFinished(new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false));
+            }
+        }
+        return this.attempt;
+    }
+
+    /**
+     * Records that the attempt in progress failed, tells the listeners, and decides the call's fate
+     * in the order the class documentation gives.
+     *
+     * @param thrown what the attempt threw; a {@link HalfOpenStreamException}'s reader is closed here
+     * @return the decision: give up with {@link Decision#failure()}, or retry after
+     *     {@link Decision#delay()} and then call {@link #beginNextAttempt()}
+     * @throws NullPointerException if {@code thrown} is {@code null}
+     * @throws IllegalStateException if no attempt is in progress
+     */
+    public Decision failed(RuntimeException thrown) {
+        Objects.requireNonNull(thrown, "thrown must not be null");
+        requireAttempting();
+        this.attempting = false;
+        RuntimeException failure = thrown;
+        if (thrown instanceof HalfOpenStreamException halfOpen) {
+            closeQuietly(halfOpen.reader());
+            failure = halfOpen.getCause();
+        }
+        Classification classification = this.retrier.classifier().classify(failure);
+        boolean retryable = classification.isRetryable();
+        RetryListener listener = this.retrier.listener();
+        AttemptEvent event = (listener != null)
+                ? new AttemptEvent(this.retrier.name(), this.operation, this.attempt, failure, retryable) : null;
+        if (listener != null) {
+            listener.attemptFinished(event);
+        }
+        // Permanent: the caller gets the failure exactly as the attempt threw it.
+        if (!retryable) {
+            return Decision.giveUp(suppressing(failure, null));
+        }
+        // Transient, but no attempt left: give up with the final failure as the cause.
+        if (this.attempt >= this.retrier.policy().maxAttempts()) {
+            ExhaustedException exhausted = new ExhaustedException(this.attempt, failure);
+            suppressAll(exhausted, this.recovered);
+            suppressAll(exhausted, this.closeFailures);
+            if (listener != null) {
+                listener.exhausted(event, exhausted);
+            }
+            return Decision.giveUp(exhausted);
+        }
+        // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
+        Optional<RuntimeException> done = this.context.failure();
+        if (done.isPresent()) {
+            return Decision.giveUp(suppressing(done.get(), failure));
+        }
+        Duration delay = this.retrier.schedule().delay(this.attempt, classification);
+        // Waiting past the deadline could only end in DeadlineExceededException: end now.
+        Optional<Duration> remaining = this.context.timeRemaining();
+        if (remaining.isPresent() && remaining.get().compareTo(delay) <= 0) {
+            return Decision.giveUp(suppressing(new DeadlineExceededException("The call's deadline would pass during the "
+                    + delay + " wait before attempt " + (this.attempt + 1)), failure));
+        }
+        this.lastFailure = failure;
+        this.lastDelay = delay;
+        if (listener != null) {
+            listener.retryScheduled(event, delay);
+        }
+        return Decision.retryAfter(delay);
+    }
+
+    /**
+     * Begins the next attempt once the wait is over.
+     *
+     * @throws CancellationException if the context was cancelled during the wait
+     * @throws DeadlineExceededException if the context's deadline passed during the wait
+     * @throws IllegalStateException if the last decision was not to retry, or an attempt is in
+     *     progress
+     */
+    public void beginNextAttempt() {
+        RuntimeException failure = requireWaiting();
+        // The caller may have given up during the wait.
+        Optional<RuntimeException> done = this.context.failure();
+        if (done.isPresent()) {
+            throw suppressing(done.get(), failure);
+        }
+        // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
+        // allocate an array that large on the first retry.
+        this.recovered = (this.recovered != null) ? this.recovered : new ArrayList<>();
+        this.recovered.add(failure);
+        this.lastFailure = null;
+        this.attempt++;
+        this.attempting = true;
+    }
+
+    /**
+     * Ends the call because the waiting thread was interrupted. The caller restores the thread's
+     * interrupt status.
+     *
+     * @param interrupted what the wait threw
+     * @return the exception to throw: a {@link CancellationException} caused by {@code interrupted},
+     *     with the failure that caused the wait attached as suppressed
+     * @throws NullPointerException if {@code interrupted} is {@code null}
+     * @throws IllegalStateException if the last decision was not to retry, or an attempt is in
+     *     progress
+     */
+    public CancellationException interrupted(InterruptedException interrupted) {
+        Objects.requireNonNull(interrupted, "interrupted must not be null");
+        RuntimeException failure = requireWaiting();
+        this.lastFailure = null;
+        CancellationException cancelled = new CancellationException(
+                "Interrupted during the " + this.lastDelay + " wait before attempt " + (this.attempt + 1));
+        cancelled.initCause(interrupted);
+        return suppressing(cancelled, failure);
+    }
+
+    private void requireAttempting() {
+        if (!this.attempting) {
+            throw new IllegalStateException("No attempt of this call is in progress: after a retry decision, call "
+                    + "beginNextAttempt() before making the next attempt");
+        }
+    }
+
+    private RuntimeException requireWaiting() {
+        RuntimeException failure = this.lastFailure;
+        if (failure == null) {
+            throw new IllegalStateException("This call is not waiting to retry: the last decision was not a retry");
+        }
+        return failure;
+    }
+
+    private void closeQuietly(StreamReader reader) {
+        try {
+            reader.close();
+        }
+        catch (RuntimeException ex) {
+            this.closeFailures = (this.closeFailures != null) ? this.closeFailures : new ArrayList<>(1);
+            this.closeFailures.add(ex);
+        }
+    }
+
+    private <X extends Throwable> X suppressing(X thrown, @Nullable Throwable cause) {
+        if (cause != null && cause != thrown) {
+            thrown.addSuppressed(cause);
+        }
+        suppressAll(thrown, this.closeFailures);
+        return thrown;
+    }
+
+    private static void suppressAll(Throwable thrown, @Nullable List<? extends Throwable> suppressed) {
+        if (suppressed != null) {
+            for (Throwable each : suppressed) {
+                if (each != thrown) {
+                    thrown.addSuppressed(each);
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RetryExecution[client=" + this.retrier.name() + ", operation=" + this.operation + ", attempt="
+                + this.attempt + "]";
+    }
+
+    /**
+     * What to do after a failed attempt: give up with an exception, or retry after a delay.
+     * Immutable.
+     */
+    public static final class Decision {
+
+        private final @Nullable Duration delay;
+
+        private final @Nullable RuntimeException failure;
+
+        private Decision(@Nullable Duration delay, @Nullable RuntimeException failure) {
+            this.delay = delay;
+            this.failure = failure;
+        }
+
+        static Decision retryAfter(Duration delay) {
+            return new Decision(delay, null);
+        }
+
+        static Decision giveUp(RuntimeException failure) {
+            return new Decision(null, failure);
+        }
+
+        /**
+         * Tells whether the call makes another attempt.
+         *
+         * @return {@code true} to wait {@link #delay()} and retry, {@code false} to throw
+         *     {@link #failure()}
+         */
+        public boolean isRetry() {
+            return this.delay != null;
+        }
+
+        /**
+         * Returns the wait before the next attempt.
+         *
+         * @return the delay, not negative
+         * @throws IllegalStateException if the decision is to give up
+         */
+        public Duration delay() {
+            if (this.delay == null) {
+                throw new IllegalStateException("The decision is to give up, not to retry");
+            }
+            return this.delay;
+        }
+
+        /**
+         * Returns the exception that ends the call.
+         *
+         * @return the exception to throw or signal, unwrapped and with its suppressed failures attached
+         * @throws IllegalStateException if the decision is to retry
+         */
+        public RuntimeException failure() {
+            if (this.failure == null) {
+                throw new IllegalStateException("The decision is to retry, not to give up");
+            }
+            return this.failure;
+        }
+
+        @Override
+        public String toString() {
+            return (this.delay != null) ? "Decision[retry after " + this.delay + "]"
+                    : "Decision[give up with " + this.failure + "]";
+        }
+    }
+}
