@@ -287,4 +287,33 @@ class BackoffTests {
                 .withMessage("failedAttempt must be at least 1, was 0");
         }
     }
+
+    @Nested
+    class JitterRule {
+
+        @Test
+        void drawsTheSmallestFactorFromZero() {
+            assertThat(Backoff.jitter(FixedRandom.always(0.0))).isEqualTo(0.9);
+        }
+
+        @Test
+        void drawsOneFromTheMiddle() {
+            assertThat(Backoff.jitter(FixedRandom.noJitter())).isEqualTo(1.0);
+        }
+
+        @Test
+        void staysBelowTheBoundForTheLargestDoubleBelowOne() {
+            assertThat(Backoff.jitter(FixedRandom.always(Math.nextDown(1.0)))).isLessThan(1.1);
+        }
+
+        @Test
+        void spreadsASlotFromTheShortestDelayToItsBound() {
+            Policy policy = new Policy(0, Duration.ofMillis(100), 4, Duration.ofSeconds(1));
+
+            assertThat(Backoff.shortestDelay(policy, 2)).isEqualTo(Duration.ofMillis(360))
+                .isEqualTo(Backoff.delay(policy, 2, Backoff.MIN_JITTER, null));
+            assertThat(Backoff.delayBound(policy, 2)).isEqualTo(Duration.ofMillis(440))
+                .isGreaterThan(Backoff.delay(policy, 2, Math.nextDown(Backoff.MAX_JITTER), null));
+        }
+    }
 }

@@ -233,4 +233,72 @@ class ClassificationTests {
             return this.cause;
         }
     }
+
+    @Nested
+    class Kinds {
+
+        @Test
+        void namesTheFirstNegativeCaseEvenAfterATypedFailure() {
+            CancellationException cancelled = new CancellationException("caller gave up");
+            NetworkException reset = new NetworkException("reset", cancelled);
+
+            Classification classification = Classification.of(reset);
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.CANCELLED);
+            assertThat(classification.decidingCause()).containsSame(cancelled);
+        }
+
+        @Test
+        void namesAPassedDeadline() {
+            assertThat(Classification.of(new DeadlineExceededException("late")).kind())
+                .isEqualTo(Classification.Kind.DEADLINE);
+        }
+
+        @Test
+        void namesAnExhaustedCallByTheExhaustion() {
+            ExhaustedException exhausted = new ExhaustedException(2, new NetworkException("reset", null));
+
+            Classification classification = Classification.of(new IllegalStateException("wrapped", exhausted));
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.EXHAUSTED);
+            assertThat(classification.decidingCause()).containsSame(exhausted);
+        }
+
+        @Test
+        void namesTheFirstTypedFailure() {
+            HttpStatusException overloaded = new HttpStatusException(503, "overloaded", null);
+
+            Classification classification = Classification.of(new IllegalStateException("wrapped", overloaded));
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.HTTP_STATUS);
+            assertThat(classification.decidingCause()).containsSame(overloaded);
+            assertThat(classification.isRetryable()).isTrue();
+        }
+
+        @Test
+        void namesAnUntypedFailureByItself() {
+            IllegalStateException odd = new IllegalStateException("odd");
+
+            Classification classification = Classification.of(odd);
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.UNTYPED);
+            assertThat(classification.decidingCause()).containsSame(odd);
+        }
+
+        @Test
+        void namesNothingForNull() {
+            Classification classification = Classification.of(null);
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.UNTYPED);
+            assertThat(classification.decidingCause()).isEmpty();
+            assertThat(classification).hasToString("Classification[UNTYPED, permanent]");
+        }
+
+        @Test
+        void keepsTheRetryAfterOfAPermanentStatusToItself() {
+            HttpStatusException badRequest = new HttpStatusException(400, "bad", Duration.ofSeconds(3));
+
+            assertThat(Classification.of(badRequest).retryAfter()).isEmpty();
+        }
+    }
 }

@@ -2,8 +2,12 @@ package dev.inference.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.function.Function;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -151,5 +155,48 @@ class PolicyTests {
         assertThat(ex.field()).isEqualTo(field);
         assertThat(ex.value()).isEmpty();
         assertThat(ex.rule()).isEqualTo(rule);
+    }
+
+    @Nested
+    class InAConfigurationsNames {
+
+        private final Function<Policy.Field, String> properties = (field) -> "retry."
+                + field.component().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+
+        @Test
+        void buildsTheSamePolicyAsTheConstructor() {
+            assertThat(Policy.of(1, Duration.ofMillis(100), 3, Duration.ofSeconds(1), this.properties))
+                .isEqualTo(new Policy(1, Duration.ofMillis(100), 3, Duration.ofSeconds(1)));
+        }
+
+        @Test
+        void namesTheOffendingFieldAndTheFieldItIsComparedWith() {
+            assertThatExceptionOfType(ConfigException.class)
+                .isThrownBy(() -> Policy.of(3, Duration.ofMillis(100), 3, Duration.ofSeconds(1), this.properties))
+                .satisfies((ex) -> {
+                    assertThat(ex.field()).isEqualTo("retry.stable-retries");
+                    assertThat(ex.rule()).isEqualTo("must be less than retry.max-attempts (3)");
+                });
+        }
+
+        @Test
+        void namesAMissingDelay() {
+            assertThatExceptionOfType(ConfigException.class)
+                .isThrownBy(() -> Policy.of(1, Duration.ofMillis(100), 3, null, this.properties))
+                .withMessage("retry.max-delay is not set: must be a duration of at least retry.stable-delay (PT0.1S)");
+        }
+
+        @Test
+        void refusesNamesThatNameNothing() {
+            assertThatNullPointerException()
+                .isThrownBy(() -> Policy.of(0, Duration.ZERO, 1, Duration.ZERO, (field) -> null))
+                .withMessage("names returned null for STABLE_DELAY");
+        }
+
+        @Test
+        void listsTheRecordComponentsInOrder() {
+            assertThat(Arrays.stream(Policy.Field.values()).map(Policy.Field::component))
+                .containsExactly("stableRetries", "stableDelay", "maxAttempts", "maxDelay");
+        }
     }
 }

@@ -1,0 +1,77 @@
+package dev.inference.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+import dev.inference.client.CallContext;
+import dev.inference.fixtures.ScriptedClient;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class RetrierTests {
+
+    private static final Policy POLICY = new Policy(1, Duration.ofMillis(100), 3, Duration.ofSeconds(1));
+
+    @Test
+    void isNamedDefaultUnlessNamed() {
+        assertThat(Retrier.builder(POLICY).build().name()).isEqualTo("default");
+    }
+
+    @Test
+    void keepsItsNameAndPolicy() {
+        Retrier retrier = Retrier.builder(POLICY).name("chat").build();
+
+        assertThat(retrier.name()).isEqualTo("chat");
+        assertThat(retrier.policy()).isSameAs(POLICY);
+        assertThat(retrier).hasToString("Retrier[name=chat, policy=" + POLICY + "]");
+    }
+
+    @Test
+    void refusesABlankName() {
+        assertThatIllegalArgumentException().isThrownBy(() -> Retrier.builder(POLICY).name(" "))
+            .withMessage("name must not be blank");
+    }
+
+    @Test
+    void refusesAMissingPolicy() {
+        assertThatNullPointerException().isThrownBy(() -> Retrier.builder(null)).withMessage("policy must not be null");
+    }
+
+    @Test
+    void startsEachCallAtItsFirstAttempt() {
+        RetryExecution execution = Retrier.builder(POLICY).name("chat").build().start(Operation.STREAM,
+                CallContext.background());
+
+        assertThat(execution.attempt()).isEqualTo(1);
+        assertThat(execution).hasToString("RetryExecution[client=chat, operation=STREAM, attempt=1]");
+    }
+
+    @Test
+    void refusesToStartACallWithoutAContext() {
+        Retrier retrier = Retrier.builder(POLICY).build();
+
+        assertThatNullPointerException().isThrownBy(() -> retrier.start(Operation.INVOKE, null))
+            .withMessage("context must not be null");
+    }
+
+    @Test
+    void keepsNoListenerAddedAfterItWasBuilt() {
+        RecordingListener late = new RecordingListener();
+        Retrier.Builder builder = Retrier.builder(POLICY);
+        Retrier retrier = builder.build();
+        builder.listener(late);
+
+        retrier.firstAttemptSucceeded(Operation.INVOKE);
+
+        assertThat(late.calls()).isEmpty();
+    }
+
+    @Test
+    void isTheRetrierOfTheClientItWasBuiltFor() {
+        RetryClient client = RetryClient.builder(ScriptedClient.script(), POLICY).name("chat").build();
+
+        assertThat(client.retrier().name()).isEqualTo("chat");
+        assertThat(client.retrier().policy()).isSameAs(POLICY);
+    }
+}
