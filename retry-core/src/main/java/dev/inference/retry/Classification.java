@@ -3,6 +3,7 @@ package dev.inference.retry;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A failure is retryable when its cause chain (the failure, its cause, the cause's cause, ...)
  * <ul>
  * <li>holds no cancellation ({@link CancellationException}, {@link InterruptedException}), no
- * {@link DeadlineExceededException} and no {@link ExhaustedException}: any of these anywhere in the
+ * {@link DeadlineExceededException}, no {@link ShutdownException} and no {@link ExhaustedException}:
+ * any of these anywhere in the
  * chain makes the failure permanent, so that a network error caused by a cancellation is not
  * retried, and nested decorators do not multiply attempts;</li>
  * <li>and its first typed failure is a {@link NetworkException}, or an {@link HttpStatusException}
@@ -104,6 +106,9 @@ public final class Classification {
         if (failure instanceof DeadlineExceededException) {
             return Kind.DEADLINE;
         }
+        if (failure instanceof ShutdownException) {
+            return Kind.SHUTDOWN;
+        }
         if (failure instanceof ExhaustedException) {
             return Kind.EXHAUSTED;
         }
@@ -121,7 +126,7 @@ public final class Classification {
 
     /**
      * Returns the link of the cause chain that decided the classification: the first cancellation,
-     * passed deadline or {@link ExhaustedException} in the chain; failing those, the first typed
+     * passed deadline, shutdown or {@link ExhaustedException} in the chain; failing those, the first typed
      * failure; failing that, the failure itself.
      *
      * @return the deciding link, or empty for the classification of {@code null}
@@ -172,6 +177,9 @@ public final class Classification {
 
         /** A {@link DeadlineExceededException} in the chain: permanent. */
         DEADLINE,
+
+        /** A {@link ShutdownException} in the chain: permanent. */
+        SHUTDOWN,
 
         /** An {@link ExhaustedException} in the chain, from a nested decorator: permanent. */
         EXHAUSTED,

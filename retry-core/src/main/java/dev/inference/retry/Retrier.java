@@ -5,13 +5,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry decisions that every call of one client shares: its policy, its name, its listeners and
- * the steps an execution consults (the classification of a failure, the backoff schedule).
+ * The retry decisions that every call of one client shares: its policy, its name, its listeners,
+ * its shutdown signal and the steps an execution consults (the classification of a failure, the
+ * backoff schedule).
  *
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
@@ -36,6 +38,8 @@ public final class Retrier {
 
     private final DelaySchedule schedule;
 
+    private final @Nullable ShutdownSignal shutdownSignal;
+
     /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
     private final AttemptEvent[] firstAttemptSucceeded;
 
@@ -46,6 +50,7 @@ public final class Retrier {
         this.classifier = builder.classifier;
         this.schedule = (builder.schedule != null) ? builder.schedule
                 : DelaySchedule.jittered(builder.policy, builder.random);
+        this.shutdownSignal = builder.shutdownSignal;
         this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
         for (Operation operation : Operation.values()) {
             this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
@@ -106,6 +111,15 @@ public final class Retrier {
         if (this.listener != null) {
             this.listener.attemptFinished(this.firstAttemptSucceeded[operation.ordinal()]);
         }
+    }
+
+    /**
+     * Returns the signal that ends this retrier's waits when the application shuts down.
+     *
+     * @return the signal, or empty when none was set
+     */
+    public Optional<ShutdownSignal> shutdownSignal() {
+        return Optional.ofNullable(this.shutdownSignal);
     }
 
     @Nullable RetryListener listener() {
@@ -175,6 +189,8 @@ public final class Retrier {
 
         private @Nullable DelaySchedule schedule;
 
+        private @Nullable ShutdownSignal shutdownSignal;
+
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
         }
@@ -221,6 +237,19 @@ public final class Retrier {
          */
         public Builder random(RandomGenerator random) {
             this.random = Objects.requireNonNull(random, "random must not be null");
+            return this;
+        }
+
+        /**
+         * Sets the signal that ends every wait at once and refuses every later retry when the
+         * application shuts down. By default there is none.
+         *
+         * @param shutdownSignal the signal, usually shared by every client of the application
+         * @return this builder
+         * @throws NullPointerException if {@code shutdownSignal} is {@code null}
+         */
+        public Builder shutdownSignal(ShutdownSignal shutdownSignal) {
+            this.shutdownSignal = Objects.requireNonNull(shutdownSignal, "shutdownSignal must not be null");
             return this;
         }
 

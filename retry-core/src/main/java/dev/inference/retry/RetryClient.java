@@ -1,12 +1,14 @@
 package dev.inference.retry;
 
 import dev.inference.client.CallContext;
+import dev.inference.client.Durations;
 import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -30,8 +32,9 @@ import org.jspecify.annotations.Nullable;
  * The wait ends early when the context is cancelled ({@link CancellationException}), its deadline
  * passes ({@link DeadlineExceededException}; when the deadline falls inside the wait the call fails
  * at once instead of sleeping) or the thread is interrupted ({@link CancellationException}, with the
- * interrupt status restored). The failure that caused the wait is attached as suppressed to whatever
- * ends the call this way.
+ * interrupt status restored) or its {@link ShutdownSignal} fires
+ * ({@link dev.inference.failure.ShutdownException}; no retry starts after that). The failure that
+ * caused the wait is attached as suppressed to whatever ends the call this way.
  *
  * <p>A stream is retried only while it is being established: once the inner client has returned a
  * reader, failures surface from that reader and are final. A reader carried by a
@@ -184,7 +187,7 @@ public final class RetryClient implements InferenceClient {
                 throw decision.failure();
             }
             try {
-                this.sleeper.sleep(decision.delay(), context);
+                sleep(decision.delay(), context);
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
@@ -200,6 +203,16 @@ public final class RetryClient implements InferenceClient {
                 continue;
             }
             return succeeded(step, result, execution);
+        }
+    }
+
+    private void sleep(Duration delay, CallContext context) throws InterruptedException {
+        Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
+        if (shutdown.isPresent() && this.sleeper == Sleeper.system()) {
+            shutdown.get().await(Durations.toWaitNanos(delay), context);
+        }
+        else {
+            this.sleeper.sleep(delay, context);
         }
     }
 
@@ -338,6 +351,19 @@ public final class RetryClient implements InferenceClient {
          */
         public Builder random(RandomGenerator random) {
             this.retrier.random(random);
+            return this;
+        }
+
+        /**
+         * Sets the signal that ends every wait at once and refuses every later retry when the
+         * application shuts down; see {@link ShutdownSignal}. By default there is none.
+         *
+         * @param shutdownSignal the signal, usually shared by every client of the application
+         * @return this builder
+         * @throws NullPointerException if {@code shutdownSignal} is {@code null}
+         */
+        public Builder shutdownSignal(ShutdownSignal shutdownSignal) {
+            this.retrier.shutdownSignal(shutdownSignal);
             return this;
         }
 

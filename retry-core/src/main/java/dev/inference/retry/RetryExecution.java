@@ -4,6 +4,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.ShutdownException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,14 +43,16 @@ import org.jspecify.annotations.Nullable;
  * <li>a permanent failure ends the call with that failure as the attempt threw it;</li>
  * <li>a retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}
  * whose cause is the failure and whose suppressed exceptions are the earlier attempts' failures;</li>
+ * <li>a {@linkplain ShutdownSignal shutdown} under way ends it with a {@link ShutdownException};</li>
  * <li>a context that is done ends it with the context's failure;</li>
  * <li>a deadline that would pass during the wait ends it at once with a
  * {@link DeadlineExceededException};</li>
  * <li>otherwise the call retries after the {@link Backoff} delay, which honours the provider's
  * {@code Retry-After}.</li>
  * </ol>
- * When the call ends for the caller's sake (3, 4, an interrupt, a cancellation during the wait), the
- * failure that caused the wait is attached to the thrown exception as suppressed. A reader carried by
+ * When the call ends for any reason but the first two (or during the wait: an interrupt, a
+ * cancellation, a shutdown), the failure that caused the wait is attached to the thrown exception as
+ * suppressed. A reader carried by
  * a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
  * reported and thrown, and a failure to close it is attached as suppressed to whatever the call finally
  * throws.
@@ -162,6 +165,11 @@ public final class RetryExecution {
             }
             return Decision.giveUp(exhausted);
         }
+        // The application is going away: answer now rather than retry into the shutdown.
+        if (isShuttingDown()) {
+            return Decision.giveUp(suppressing(new ShutdownException("The application is shutting down: attempt "
+                    + this.attempt + " failed and is not retried"), failure));
+        }
         // The caller gave up while the attempt ran: no wait to schedule, no attempt to make.
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
@@ -185,6 +193,7 @@ public final class RetryExecution {
     /**
      * Begins the next attempt once the wait is over.
      *
+     * @throws ShutdownException if the application began to shut down during the wait
      * @throws CancellationException if the context was cancelled during the wait
      * @throws DeadlineExceededException if the context's deadline passed during the wait
      * @throws IllegalStateException if the last decision was not to retry, or an attempt is in
@@ -192,6 +201,11 @@ public final class RetryExecution {
      */
     public void beginNextAttempt() {
         RuntimeException failure = requireWaiting();
+        if (isShuttingDown()) {
+            this.lastFailure = null;
+            throw suppressing(new ShutdownException("The application is shutting down: the wait before attempt "
+                    + (this.attempt + 1) + " was ended"), failure);
+        }
         // The caller may have given up during the wait.
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
@@ -225,6 +239,10 @@ public final class RetryExecution {
                 "Interrupted during the " + this.lastDelay + " wait before attempt " + (this.attempt + 1));
         cancelled.initCause(interrupted);
         return suppressing(cancelled, failure);
+    }
+
+    private boolean isShuttingDown() {
+        return this.retrier.shutdownSignal().map(ShutdownSignal::isShutDown).orElse(false);
     }
 
     private void requireAttempting() {

@@ -25,11 +25,13 @@ public interface Sleeper {
     /**
      * Returns the sleeper that waits in real time, parking the thread (without holding a lock or
      * pinning a virtual thread) until the delay elapses or the context is cancelled or reaches its
-     * deadline.
+     * deadline. A client with a {@link ShutdownSignal} that waits with this sleeper also wakes at
+     * once when the signal fires; a client with a sleeper of its own sees the signal when that
+     * sleeper returns.
      *
      * @return the system sleeper, which delegates to {@link CallContext#await(Duration)}
      */
     static Sleeper system() {
-        return (delay, context) -> context.await(delay);
+        return SystemSleeper.INSTANCE;
     }
 }

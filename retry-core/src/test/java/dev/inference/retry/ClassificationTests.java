@@ -6,6 +6,7 @@ import dev.inference.client.HalfOpenStreamException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.ScriptedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -246,6 +247,16 @@ class ClassificationTests {
 
             assertThat(classification.kind()).isEqualTo(Classification.Kind.CANCELLED);
             assertThat(classification.decidingCause()).containsSame(cancelled);
+        }
+
+        @Test
+        void namesAShutdownAsPermanent() {
+            ShutdownException shutdown = new ShutdownException("going away");
+
+            Classification classification = Classification.of(new NetworkException("reset", shutdown));
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.SHUTDOWN);
+            assertThat(classification.isRetryable()).isFalse();
         }
 
         @Test

@@ -17,6 +17,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.CapturedLog;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
@@ -993,6 +994,86 @@ class RetryClientTests {
                 throw error;
             }
         };
+    }
+
+    @Nested
+    class Shutdown {
+
+        private final ShutdownSignal signal = ShutdownSignal.create();
+
+        @Test
+        @Timeout(30)
+        void endsAWaitingCallAtOnceWithoutAnotherAttempt() throws Exception {
+            NetworkException reset = reset();
+            RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
+            CountDownLatch scheduled = new CountDownLatch(1);
+            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+                .listener(countingDown(scheduled))
+                .shutdownSignal(this.signal)
+                .build();
+            Caller caller = Caller.start(() -> client.invoke(REQUEST, CallContext.background()));
+            scheduled.await();
+            caller.awaitParked();
+
+            this.signal.shutDown();
+
+            Throwable thrown = caller.outcome().get();
+            assertThat(thrown).isInstanceOf(ShutdownException.class)
+                .hasMessage("The application is shutting down: the wait before attempt 2 was ended");
+            assertThat(thrown.getSuppressed()).containsExactly(reset);
+            assertThat(RetryClientTests.this.inner.attempts()).isEqualTo(1);
+        }
+
+        @Test
+        void doesNotRetryAFailureThatArrivesAfterShutdownBegan() {
+            NetworkException reset = reset();
+            RetryClientTests.this.inner.then((context) -> {
+                this.signal.shutDown();
+                throw reset;
+            }).thenRespond("never asked");
+            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal).build();
+
+            Throwable thrown = catchThrowable(() -> client.invoke(REQUEST, CallContext.background()));
+
+            assertThat(thrown).isInstanceOf(ShutdownException.class)
+                .hasMessage("The application is shutting down: attempt 1 failed and is not retried");
+            assertThat(thrown.getSuppressed()).containsExactly(reset);
+            assertThat(RetryClientTests.this.inner.attempts()).isEqualTo(1);
+        }
+
+        @Test
+        void stillMakesTheFirstAttemptOfACallAfterShutdownBegan() {
+            this.signal.shutDown();
+            RetryClientTests.this.inner.thenRespond("hello");
+            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal).build();
+
+            assertThat(client.invoke(REQUEST, CallContext.background()).output()).isEqualTo("hello");
+        }
+
+        @Test
+        void endsACallAfterAWaitOfItsOwnSleeper() {
+            NetworkException reset = reset();
+            RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
+            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal)
+                .sleeper((delay, context) -> this.signal.shutDown())
+                .build();
+
+            assertThatExceptionOfType(ShutdownException.class)
+                .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()));
+            assertThat(RetryClientTests.this.inner.attempts()).isEqualTo(1);
+        }
+
+        @Test
+        void exhaustsRatherThanShutsDownWhenNoAttemptIsLeft() {
+            this.signal.shutDown();
+            RetryClientTests.this.inner.thenFail(reset());
+            RetryClient client = builder(new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+                .shutdownSignal(this.signal)
+                .build();
+
+            assertThatExceptionOfType(ExhaustedException.class)
+                .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()));
+        }
     }
 
     private static RetryListener countingDown(CountDownLatch scheduled) {
