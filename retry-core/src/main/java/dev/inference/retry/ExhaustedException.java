@@ -23,12 +23,31 @@ public class ExhaustedException extends RuntimeException {
      * @throws IllegalArgumentException if {@code attempts} is less than 1
      */
     public ExhaustedException(int attempts, RuntimeException cause) {
-        super("Gave up after " + attempts + ((attempts == 1) ? " attempt" : " attempts") + ": "
-                + Objects.requireNonNull(cause, "cause must not be null"), cause);
+        this("Gave up after " + attempts(attempts) + ": " + Objects.requireNonNull(cause, "cause must not be null"),
+                attempts, cause);
+    }
+
+    /**
+     * Creates the exception with a message of the subclass's own, which should say why the call gave
+     * up and name the cause.
+     *
+     * @param message the full message
+     * @param attempts how many attempts were made; at least 1
+     * @param cause the last attempt's typed failure
+     * @throws NullPointerException if {@code cause} is {@code null}
+     * @throws IllegalArgumentException if {@code attempts} is less than 1
+     */
+    protected ExhaustedException(String message, int attempts, RuntimeException cause) {
+        super(message, Objects.requireNonNull(cause, "cause must not be null"));
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be at least 1, was " + attempts);
         }
         this.attempts = attempts;
+    }
+
+    /** Says a number of attempts in words: "1 attempt", "2 attempts". */
+    static String attempts(int attempts) {
+        return attempts + ((attempts == 1) ? " attempt" : " attempts");
     }
 
     /**

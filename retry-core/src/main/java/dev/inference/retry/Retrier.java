@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The retry decisions that every call of one client shares: its policy, its name, its listeners,
- * its shutdown signal and the steps an execution consults (the classification of a failure, the
- * backoff schedule).
+ * its shutdown signal, its retry budget and the steps an execution consults (the classification of a
+ * failure, the backoff schedule).
  *
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
@@ -40,6 +40,8 @@ public final class Retrier {
 
     private final @Nullable ShutdownSignal shutdownSignal;
 
+    private final @Nullable RetryBudget budget;
+
     /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
     private final AttemptEvent[] firstAttemptSucceeded;
 
@@ -51,6 +53,7 @@ public final class Retrier {
         this.schedule = (builder.schedule != null) ? builder.schedule
                 : DelaySchedule.jittered(builder.policy, builder.random);
         this.shutdownSignal = builder.shutdownSignal;
+        this.budget = builder.budget;
         this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
         for (Operation operation : Operation.values()) {
             this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
@@ -101,13 +104,17 @@ public final class Retrier {
     }
 
     /**
-     * Tells the listeners that the first attempt of a call succeeded, with an event made once per
-     * operation. The success path of a call that never retries needs no {@link RetryExecution}.
+     * Records that the first attempt of a call succeeded: returns its tokens to the budget, if any,
+     * and tells the listeners with an event made once per operation. The success path of a call that
+     * never retries needs no {@link RetryExecution}.
      *
      * @param operation the kind of call
      * @throws Error whatever a listener threw as an {@link Error}; runtime exceptions are contained
      */
     public void firstAttemptSucceeded(Operation operation) {
+        if (this.budget != null) {
+            this.budget.succeeded();
+        }
         if (this.listener != null) {
             this.listener.attemptFinished(this.firstAttemptSucceeded[operation.ordinal()]);
         }
@@ -120,6 +127,19 @@ public final class Retrier {
      */
     public Optional<ShutdownSignal> shutdownSignal() {
         return Optional.ofNullable(this.shutdownSignal);
+    }
+
+    /**
+     * Returns the retry budget that this retrier's calls share.
+     *
+     * @return the budget, or empty when retries are limited by the policy alone
+     */
+    public Optional<RetryBudget> budget() {
+        return Optional.ofNullable(this.budget);
+    }
+
+    @Nullable RetryBudget budgetOrNull() {
+        return this.budget;
     }
 
     @Nullable RetryListener listener() {
@@ -191,6 +211,8 @@ public final class Retrier {
 
         private @Nullable ShutdownSignal shutdownSignal;
 
+        private @Nullable RetryBudget budget;
+
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
         }
@@ -250,6 +272,20 @@ public final class Retrier {
          */
         public Builder shutdownSignal(ShutdownSignal shutdownSignal) {
             this.shutdownSignal = Objects.requireNonNull(shutdownSignal, "shutdownSignal must not be null");
+            return this;
+        }
+
+        /**
+         * Sets the retry budget that this retrier's calls share: a retry is then also refused while
+         * the budget is below half, ending the call with a {@link RetryBudgetExhaustedException}. By
+         * default there is none.
+         *
+         * @param budget the budget; give each retrier its own
+         * @return this builder
+         * @throws NullPointerException if {@code budget} is {@code null}
+         */
+        public Builder budget(RetryBudget budget) {
+            this.budget = Objects.requireNonNull(budget, "budget must not be null");
             return this;
         }
 

@@ -368,6 +368,19 @@ public final class RetryClient implements InferenceClient {
         }
 
         /**
+         * Sets the retry budget that this client's calls share; see {@link RetryBudget}. By default
+         * there is none.
+         *
+         * @param budget the budget; give each client its own
+         * @return this builder
+         * @throws NullPointerException if {@code budget} is {@code null}
+         */
+        public Builder budget(RetryBudget budget) {
+            this.retrier.budget(budget);
+            return this;
+        }
+
+        /**
          * Sets how backoff delays are waited out; by default {@link Sleeper#system()}, which really
          * waits. Tests pass a sleeper that advances a virtual clock.
          *

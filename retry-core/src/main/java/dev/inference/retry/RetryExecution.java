@@ -43,6 +43,8 @@ import org.jspecify.annotations.Nullable;
  * <li>a permanent failure ends the call with that failure as the attempt threw it;</li>
  * <li>a retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}
  * whose cause is the failure and whose suppressed exceptions are the earlier attempts' failures;</li>
+ * <li>a {@linkplain RetryBudget retry budget} below half ends it with a
+ * {@link RetryBudgetExhaustedException}, in the same form (the failure took its token first);</li>
  * <li>a {@linkplain ShutdownSignal shutdown} under way ends it with a {@link ShutdownException};</li>
  * <li>a context that is done ends it with the context's failure;</li>
  * <li>a deadline that would pass during the wait ends it at once with a
@@ -50,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  * <li>otherwise the call retries after the {@link Backoff} delay, which honours the provider's
  * {@code Retry-After}.</li>
  * </ol>
- * When the call ends for any reason but the first two (or during the wait: an interrupt, a
+ * When the call ends for any reason but the first three (or during the wait: an interrupt, a
  * cancellation, a shutdown), the failure that caused the wait is attached to the thrown exception as
  * suppressed. A reader carried by
  * a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
@@ -116,6 +118,10 @@ public final class RetryExecution {
             this.retrier.firstAttemptSucceeded(this.operation);
         }
         else {
+            RetryBudget budget = this.retrier.budgetOrNull();
+            if (budget != null) {
+                budget.succeeded();
+            }
             RetryListener listener = this.retrier.listener();
             if (listener != null) {
                 listener.attemptFinished(new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false));
@@ -155,15 +161,15 @@ public final class RetryExecution {
         if (!retryable) {
             return Decision.giveUp(suppressing(failure, null));
         }
+        RetryBudget budget = this.retrier.budgetOrNull();
+        boolean budgetAllows = (budget == null) || budget.failedRetryably();
         // Transient, but no attempt left: give up with the final failure as the cause.
         if (this.attempt >= this.retrier.policy().maxAttempts()) {
-            ExhaustedException exhausted = new ExhaustedException(this.attempt, failure);
-            suppressAll(exhausted, this.recovered);
-            suppressAll(exhausted, this.closeFailures);
-            if (listener != null) {
-                listener.exhausted(event, exhausted);
-            }
-            return Decision.giveUp(exhausted);
+            return exhausted(new ExhaustedException(this.attempt, failure), event);
+        }
+        // The provider has been failing for this client lately: another attempt would only add load.
+        if (!budgetAllows) {
+            return exhausted(new RetryBudgetExhaustedException(this.attempt, failure), event);
         }
         // The application is going away: answer now rather than retry into the shutdown.
         if (isShuttingDown()) {
@@ -188,6 +194,16 @@ public final class RetryExecution {
             listener.retryScheduled(event, delay);
         }
         return Decision.retryAfter(delay);
+    }
+
+    private Decision exhausted(ExhaustedException exhausted, @Nullable AttemptEvent event) {
+        suppressAll(exhausted, this.recovered);
+        suppressAll(exhausted, this.closeFailures);
+        RetryListener listener = this.retrier.listener();
+        if (listener != null && event != null) {
+            listener.exhausted(event, exhausted);
+        }
+        return Decision.giveUp(exhausted);
     }
 
     /**
