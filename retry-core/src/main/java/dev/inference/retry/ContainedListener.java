@@ -54,9 +54,26 @@ final class ContainedListener implements RetryListener {
         }
     }
 
+    @Override
+    public void attemptDelayed(CooldownEvent event) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.attemptDelayed(event);
+            }
+            catch (RuntimeException ex) {
+                contain(listener, "attemptDelayed", event.attempt(), event.client(), ex);
+            }
+        }
+    }
+
     private static void contain(RetryListener listener, String method, AttemptEvent event, RuntimeException ex) {
+        contain(listener, method, event.attempt(), event.client(), ex);
+    }
+
+    private static void contain(RetryListener listener, String method, int attempt, String client,
+            RuntimeException ex) {
         logger.log(Level.WARNING, () -> "RetryListener " + listener + " threw from " + method + " for attempt "
-                + event.attempt() + " of client '" + event.client() + "'; the call goes on", ex);
+                + attempt + " of client '" + client + "'; the call goes on", ex);
     }
 
     @Override

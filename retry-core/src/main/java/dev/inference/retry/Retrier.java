@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The retry decisions that every call of one client shares: its policy, its name, its listeners,
- * its shutdown signal, its retry budget and the steps an execution consults (the classification of a
- * failure, the backoff schedule).
+ * its shutdown signal, its retry budget, its cool-down store and the steps an execution consults
+ * (the classification of a failure, the backoff schedule).
  *
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
@@ -42,6 +42,10 @@ public final class Retrier {
 
     private final @Nullable RetryBudget budget;
 
+    private final @Nullable CooldownStore cooldownStore;
+
+    private final String cooldownKey;
+
     /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
     private final AttemptEvent[] firstAttemptSucceeded;
 
@@ -54,6 +58,8 @@ public final class Retrier {
                 : DelaySchedule.jittered(builder.policy, builder.random);
         this.shutdownSignal = builder.shutdownSignal;
         this.budget = builder.budget;
+        this.cooldownStore = builder.cooldownStore;
+        this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
         this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
         for (Operation operation : Operation.values()) {
             this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
@@ -138,6 +144,46 @@ public final class Retrier {
         return Optional.ofNullable(this.budget);
     }
 
+    /**
+     * Returns where this retrier's cool-downs are kept.
+     *
+     * @return the store, or empty when provider cool-downs are not shared
+     */
+    public Optional<CooldownStore> cooldownStore() {
+        return Optional.ofNullable(this.cooldownStore);
+    }
+
+    /**
+     * Returns the provider account whose cool-down this retrier's calls share: the key given with
+     * the store, or the retrier's name.
+     *
+     * @return the cool-down key
+     */
+    public String cooldownKey() {
+        return this.cooldownKey;
+    }
+
+    /**
+     * Tells whether a call would wait for a cool-down before its first attempt. Answers from memory;
+     * the success path of a client whose provider is not cooling down costs a look-up at most.
+     *
+     * @return {@code true} when a cool-down of this retrier's key is in force
+     */
+    public boolean isCoolingDown() {
+        return this.cooldownStore != null && !this.cooldownStore.remaining(this.cooldownKey).isZero();
+    }
+
+    Duration cooldownRemaining() {
+        return (this.cooldownStore != null) ? this.cooldownStore.remaining(this.cooldownKey) : Duration.ZERO;
+    }
+
+    void coolDown(Duration retryAfter) {
+        if (this.cooldownStore != null && !retryAfter.isNegative() && !retryAfter.isZero()) {
+            this.cooldownStore.coolDown(this.cooldownKey,
+                    (retryAfter.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : retryAfter);
+        }
+    }
+
     @Nullable RetryBudget budgetOrNull() {
         return this.budget;
     }
@@ -213,6 +259,10 @@ public final class Retrier {
 
         private @Nullable RetryBudget budget;
 
+        private @Nullable CooldownStore cooldownStore;
+
+        private @Nullable String cooldownKey;
+
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
         }
@@ -286,6 +336,26 @@ public final class Retrier {
          */
         public Builder budget(RetryBudget budget) {
             this.budget = Objects.requireNonNull(budget, "budget must not be null");
+            return this;
+        }
+
+        /**
+         * Shares the cool-downs that providers ask for through a store: a {@code Retry-After} that
+         * one call receives then delays every call of every retrier with the same key and store.
+         * By default there is no store, and a call honours only its own {@code Retry-After}.
+         *
+         * @param store where the cool-downs are kept
+         * @param key the provider account this retrier calls, or {@code null} for its name
+         * @return this builder
+         * @throws NullPointerException if {@code store} is {@code null}
+         * @throws IllegalArgumentException if {@code key} is blank
+         */
+        public Builder cooldown(CooldownStore store, @Nullable String key) {
+            if (key != null && key.isBlank()) {
+                throw new IllegalArgumentException("key must not be blank");
+            }
+            this.cooldownStore = Objects.requireNonNull(store, "store must not be null");
+            this.cooldownKey = key;
             return this;
         }
 

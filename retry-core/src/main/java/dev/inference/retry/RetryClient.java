@@ -167,6 +167,9 @@ public final class RetryClient implements InferenceClient {
         if (done.isPresent()) {
             throw done.get();
         }
+        if (this.retrier.isCoolingDown()) {
+            return retry(step, request, context, null);
+        }
         T result;
         try {
             result = step.attempt(this.inner, request, context);
@@ -177,23 +180,27 @@ public final class RetryClient implements InferenceClient {
         return succeeded(step, result, null);
     }
 
-    /** Handles the failure of attempt n, waits, makes attempt n + 1, and so on. */
-    private <T> T retry(Step<T> step, InferenceRequest request, CallContext context, RuntimeException firstFailure) {
+    /**
+     * Handles the failure of attempt n, waits, makes attempt n + 1, and so on; or, with no failure
+     * yet, waits for a cool-down before attempt 1.
+     */
+    private <T> T retry(Step<T> step, InferenceRequest request, CallContext context,
+            @Nullable RuntimeException firstFailure) {
         RetryExecution execution = this.retrier.start(step.operation, context);
         RuntimeException thrown = firstFailure;
         for (;;) {
-            RetryExecution.Decision decision = execution.failed(thrown);
-            if (!decision.isRetry()) {
-                throw decision.failure();
+            if (thrown != null) {
+                RetryExecution.Decision decision = execution.failed(thrown);
+                if (!decision.isRetry()) {
+                    throw decision.failure();
+                }
+                pause(decision.delay(), context, execution);
+                execution.beginNextAttempt();
             }
-            try {
-                sleep(decision.delay(), context);
+            for (Duration cooldown; !(cooldown = execution.cooldownBeforeAttempt()).isZero();) {
+                pause(cooldown, context, execution);
+                execution.endCooldownWait();
             }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw execution.interrupted(ex);
-            }
-            execution.beginNextAttempt();
             T result;
             try {
                 result = step.attempt(this.inner, request, context);
@@ -203,6 +210,16 @@ public final class RetryClient implements InferenceClient {
                 continue;
             }
             return succeeded(step, result, execution);
+        }
+    }
+
+    private void pause(Duration delay, CallContext context, RetryExecution execution) {
+        try {
+            sleep(delay, context);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw execution.interrupted(ex);
         }
     }
 
@@ -377,6 +394,21 @@ public final class RetryClient implements InferenceClient {
          */
         public Builder budget(RetryBudget budget) {
             this.retrier.budget(budget);
+            return this;
+        }
+
+        /**
+         * Shares the cool-downs that providers ask for through a store; see {@link CooldownStore}
+         * and {@link Retrier.Builder#cooldown}. By default there is none.
+         *
+         * @param store where the cool-downs are kept
+         * @param key the provider account this client calls, or {@code null} for its name
+         * @return this builder
+         * @throws NullPointerException if {@code store} is {@code null}
+         * @throws IllegalArgumentException if {@code key} is blank
+         */
+        public Builder cooldown(CooldownStore store, @Nullable String key) {
+            this.retrier.cooldown(store, key);
             return this;
         }
 

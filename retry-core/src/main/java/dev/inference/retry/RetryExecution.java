@@ -22,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * RetryExecution execution = retrier.start(Operation.INVOKE, context);
  * for (;;) {
+ *     for (Duration cooldown; !(cooldown = execution.cooldownBeforeAttempt()).isZero();) {
+ *         wait(cooldown);                // a provider asked every caller of its account to hold off
+ *         execution.endCooldownWait();   // throws if the caller gave up during the wait
+ *     }
  *     try {
  *         Response response = attempt();
  *         execution.succeeded();
@@ -32,11 +36,13 @@ import org.jspecify.annotations.Nullable;
  *         if (!decision.isRetry()) {
  *             throw decision.failure();
  *         }
- *         wait(decision.delay());       // or schedule the next attempt on a timer
- *         execution.beginNextAttempt(); // throws if the caller gave up during the wait
+ *         wait(decision.delay());        // or schedule the next attempt on a timer
+ *         execution.beginNextAttempt();  // throws if the caller gave up during the wait
  *     }
  * }
  * }</pre>
+ * A caller whose retrier has no {@link CooldownStore} may skip the inner loop: it would always get
+ * zero.
  *
  * <p>The decision after a failed attempt is taken in this order:
  * <ol>
@@ -73,14 +79,17 @@ public final class RetryExecution {
 
     private int attempt = 1;
 
-    /** Whether an attempt is in progress, so that the methods are called in the order they must be. */
-    private boolean attempting = true;
+    /** Where the call stands, so that the methods are called in the order they must be. */
+    private State state = State.ATTEMPTING;
 
-    /** The failure of the latest failed attempt, the cause of the wait in progress. */
-    private @Nullable RuntimeException lastFailure;
+    /** The failure of the latest failed attempt: the cause of the wait in progress, if any. */
+    private @Nullable RuntimeException latestFailure;
 
-    /** The wait in progress, for messages. */
-    private @Nullable Duration lastDelay;
+    /** The backoff wait in progress, for messages. */
+    private @Nullable Duration backoff;
+
+    /** Whether the listeners heard that a cool-down delays the attempt in progress. */
+    private boolean delayReported;
 
     /** The failures of the attempts before the latest, for an {@link ExhaustedException}. */
     private @Nullable List<RuntimeException> recovered;
@@ -113,7 +122,7 @@ public final class RetryExecution {
      */
     public int succeeded() {
         requireAttempting();
-        this.attempting = false;
+        this.state = State.DONE;
         if (this.attempt == 1) {
             this.retrier.firstAttemptSucceeded(this.operation);
         }
@@ -143,7 +152,7 @@ public final class RetryExecution {
     public Decision failed(RuntimeException thrown) {
         Objects.requireNonNull(thrown, "thrown must not be null");
         requireAttempting();
-        this.attempting = false;
+        this.state = State.DONE;
         RuntimeException failure = thrown;
         if (thrown instanceof HalfOpenStreamException halfOpen) {
             closeQuietly(halfOpen.reader());
@@ -151,6 +160,10 @@ public final class RetryExecution {
         }
         Classification classification = this.retrier.classifier().classify(failure);
         boolean retryable = classification.isRetryable();
+        if (retryable) {
+            // Every caller of this provider account hears the Retry-After, whatever this call does next.
+            classification.retryAfter().ifPresent(this.retrier::coolDown);
+        }
         RetryListener listener = this.retrier.listener();
         AttemptEvent event = (listener != null)
                 ? new AttemptEvent(this.retrier.name(), this.operation, this.attempt, failure, retryable) : null;
@@ -182,14 +195,18 @@ public final class RetryExecution {
             return Decision.giveUp(suppressing(done.get(), failure));
         }
         Duration delay = this.retrier.schedule().delay(this.attempt, classification);
-        // Waiting past the deadline could only end in DeadlineExceededException: end now.
+        // Waiting past the deadline could only end in DeadlineExceededException: end now. The wait
+        // lasts until the later of the backoff's end and the cool-down's.
+        Duration cooldown = this.retrier.cooldownRemaining();
+        Duration wait = (cooldown.compareTo(delay) > 0) ? cooldown : delay;
         Optional<Duration> remaining = this.context.timeRemaining();
-        if (remaining.isPresent() && remaining.get().compareTo(delay) <= 0) {
+        if (remaining.isPresent() && remaining.get().compareTo(wait) <= 0) {
             return Decision.giveUp(suppressing(new DeadlineExceededException("The call's deadline would pass during the "
-                    + delay + " wait before attempt " + (this.attempt + 1)), failure));
+                    + wait + " wait before attempt " + (this.attempt + 1)), failure));
         }
-        this.lastFailure = failure;
-        this.lastDelay = delay;
+        this.state = State.WAITING;
+        this.latestFailure = failure;
+        this.backoff = delay;
         if (listener != null) {
             listener.retryScheduled(event, delay);
         }
@@ -207,54 +224,107 @@ public final class RetryExecution {
     }
 
     /**
-     * Begins the next attempt once the wait is over.
+     * Begins the next attempt once the backoff wait is over. Call {@link #cooldownBeforeAttempt()}
+     * next, before making it.
      *
      * @throws ShutdownException if the application began to shut down during the wait
      * @throws CancellationException if the context was cancelled during the wait
      * @throws DeadlineExceededException if the context's deadline passed during the wait
-     * @throws IllegalStateException if the last decision was not to retry, or an attempt is in
-     *     progress
+     * @throws IllegalStateException if the last decision was not to retry
      */
     public void beginNextAttempt() {
         RuntimeException failure = requireWaiting();
-        if (isShuttingDown()) {
-            this.lastFailure = null;
-            throw suppressing(new ShutdownException("The application is shutting down: the wait before attempt "
-                    + (this.attempt + 1) + " was ended"), failure);
-        }
-        // The caller may have given up during the wait.
-        Optional<RuntimeException> done = this.context.failure();
-        if (done.isPresent()) {
-            throw suppressing(done.get(), failure);
-        }
+        this.state = State.DONE;
+        endIfGivenUp("the wait before attempt " + (this.attempt + 1));
         // Grown as needed: sized by maxAttempts, a policy allowing millions of attempts would
         // allocate an array that large on the first retry.
         this.recovered = (this.recovered != null) ? this.recovered : new ArrayList<>();
         this.recovered.add(failure);
-        this.lastFailure = null;
         this.attempt++;
-        this.attempting = true;
+        this.delayReported = false;
+        this.state = State.ATTEMPTING;
     }
 
     /**
-     * Ends the call because the waiting thread was interrupted. The caller restores the thread's
-     * interrupt status.
+     * Returns how long the attempt about to be made must wait for a cool-down of its provider
+     * account (see {@link CooldownStore}), and tells the listeners the first time it is positive.
+     * Call it before every attempt, the first included, until it returns zero, waiting what it
+     * returns and calling {@link #endCooldownWait()} after each wait.
+     *
+     * @return the wait, or {@link Duration#ZERO} when no cool-down is in force
+     * @throws DeadlineExceededException at once if the context's deadline would pass during the wait
+     * @throws IllegalStateException if no attempt is about to be made
+     */
+    public Duration cooldownBeforeAttempt() {
+        requireAttempting();
+        Duration cooldown = this.retrier.cooldownRemaining();
+        if (cooldown.isZero()) {
+            return cooldown;
+        }
+        Optional<Duration> remaining = this.context.timeRemaining();
+        if (remaining.isPresent() && remaining.get().compareTo(cooldown) <= 0) {
+            this.state = State.DONE;
+            throw suppressing(new DeadlineExceededException("The call's deadline would pass during the " + cooldown
+                    + " cool-down wait before attempt " + this.attempt), this.latestFailure);
+        }
+        RetryListener listener = this.retrier.listener();
+        if (listener != null && !this.delayReported) {
+            listener.attemptDelayed(new CooldownEvent(this.retrier.name(), this.operation, this.attempt,
+                    this.retrier.cooldownKey(), cooldown));
+        }
+        this.delayReported = true;
+        return cooldown;
+    }
+
+    /**
+     * Ends a wait for a cool-down: checks that the call may still make its attempt.
+     *
+     * @throws ShutdownException if the application began to shut down during the wait
+     * @throws CancellationException if the context was cancelled during the wait
+     * @throws DeadlineExceededException if the context's deadline passed during the wait
+     * @throws IllegalStateException if no attempt is about to be made
+     */
+    public void endCooldownWait() {
+        requireAttempting();
+        endIfGivenUp("the cool-down wait before attempt " + this.attempt);
+    }
+
+    /**
+     * Ends the call because the waiting thread was interrupted, during a backoff or a cool-down wait.
+     * The caller restores the thread's interrupt status.
      *
      * @param interrupted what the wait threw
      * @return the exception to throw: a {@link CancellationException} caused by {@code interrupted},
-     *     with the failure that caused the wait attached as suppressed
+     *     with the latest attempt's failure, if any, attached as suppressed
      * @throws NullPointerException if {@code interrupted} is {@code null}
-     * @throws IllegalStateException if the last decision was not to retry, or an attempt is in
-     *     progress
+     * @throws IllegalStateException if the call had already ended
      */
     public CancellationException interrupted(InterruptedException interrupted) {
         Objects.requireNonNull(interrupted, "interrupted must not be null");
-        RuntimeException failure = requireWaiting();
-        this.lastFailure = null;
-        CancellationException cancelled = new CancellationException(
-                "Interrupted during the " + this.lastDelay + " wait before attempt " + (this.attempt + 1));
+        if (this.state == State.DONE) {
+            throw new IllegalStateException("This call has ended: it was not waiting");
+        }
+        String wait = (this.state == State.WAITING) ? "the " + this.backoff + " wait before attempt " + (this.attempt + 1)
+                : "the cool-down wait before attempt " + this.attempt;
+        this.state = State.DONE;
+        CancellationException cancelled = new CancellationException("Interrupted during " + wait);
         cancelled.initCause(interrupted);
-        return suppressing(cancelled, failure);
+        return suppressing(cancelled, this.latestFailure);
+    }
+
+    /** Throws what ends the call when the application or the caller gave up during a wait. */
+    private void endIfGivenUp(String wait) {
+        if (isShuttingDown()) {
+            this.state = State.DONE;
+            throw suppressing(new ShutdownException("The application is shutting down: " + wait + " was ended"),
+                    this.latestFailure);
+        }
+        // The caller may have given up during the wait.
+        Optional<RuntimeException> done = this.context.failure();
+        if (done.isPresent()) {
+            this.state = State.DONE;
+            throw suppressing(done.get(), this.latestFailure);
+        }
     }
 
     private boolean isShuttingDown() {
@@ -262,15 +332,15 @@ public final class RetryExecution {
     }
 
     private void requireAttempting() {
-        if (!this.attempting) {
+        if (this.state != State.ATTEMPTING) {
             throw new IllegalStateException("No attempt of this call is in progress: after a retry decision, call "
                     + "beginNextAttempt() before making the next attempt");
         }
     }
 
     private RuntimeException requireWaiting() {
-        RuntimeException failure = this.lastFailure;
-        if (failure == null) {
+        RuntimeException failure = this.latestFailure;
+        if (this.state != State.WAITING || failure == null) {
             throw new IllegalStateException("This call is not waiting to retry: the last decision was not a retry");
         }
         return failure;
@@ -308,6 +378,19 @@ public final class RetryExecution {
     public String toString() {
         return "RetryExecution[client=" + this.retrier.name() + ", operation=" + this.operation + ", attempt="
                 + this.attempt + "]";
+    }
+
+    /** Where a call stands between the caller's steps. */
+    private enum State {
+
+        /** An attempt is about to be made or in flight. */
+        ATTEMPTING,
+
+        /** A retry was decided; the backoff wait is under way. */
+        WAITING,
+
+        /** The call ended: it succeeded or gave up. */
+        DONE
     }
 
     /**

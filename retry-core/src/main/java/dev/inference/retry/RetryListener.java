@@ -10,6 +10,7 @@ import java.time.Duration;
  * try again) or {@link #exhausted} (when it gives up on a transient failure), or nothing more (on
  * success, on a permanent failure, or when no wait is made because the context is already done or its
  * deadline would pass during the wait).
+ * Before an attempt that a cool-down delays, {@link #attemptDelayed} is called.
  * A {@link RuntimeException} thrown by a listener is contained and logged; it never changes the
  * call. An {@link Error} propagates. Every method has a no-op default, so the interface can grow.
  */
@@ -40,5 +41,15 @@ public interface RetryListener {
      * @param exception the exception the call ends with
      */
     default void exhausted(AttemptEvent last, ExhaustedException exception) {
+    }
+
+    /**
+     * Called before an attempt waits for a cool-down that a provider asked for (see
+     * {@link CooldownStore}), with the wait beyond any backoff. Not called when the cool-down ends
+     * within the backoff wait.
+     *
+     * @param event the attempt that waits, and for how long
+     */
+    default void attemptDelayed(CooldownEvent event) {
     }
 }

@@ -26,6 +26,11 @@ final class RecordingListener implements RetryListener {
         this.calls.add(new Exhausted(last, exception));
     }
 
+    @Override
+    public void attemptDelayed(CooldownEvent event) {
+        this.calls.add(new RetryClientCooldownTests.CooldownEventCall(event));
+    }
+
     List<Object> calls() {
         return List.copyOf(this.calls);
     }

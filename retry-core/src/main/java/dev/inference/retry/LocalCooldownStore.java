@@ -1,0 +1,97 @@
+package dev.inference.retry;
+
+import dev.inference.client.Durations;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.LongSupplier;
+
+/**
+ * A {@link CooldownStore} in memory, shared by the clients that are given the same instance (in a
+ * Spring application, the wrapped beans of one application context; never static).
+ *
+ * <p>Cool-downs run on a monotonic clock ({@link System#nanoTime()} unless a test supplies another),
+ * so a step of the wall clock neither shortens nor stretches them. An expired cool-down is removed by
+ * the next look-up of its key. Thread-safe and lock-free.
+ */
+public final class LocalCooldownStore implements CooldownStore {
+
+    private final LongSupplier nanoTime;
+
+    /** The end of each key's cool-down, on the {@link #nanoTime} clock. */
+    private final ConcurrentMap<String, Long> ends = new ConcurrentHashMap<>();
+
+    private LocalCooldownStore(LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * Creates an empty store on {@link System#nanoTime()}.
+     *
+     * @return the store
+     */
+    public static LocalCooldownStore create() {
+        return new LocalCooldownStore(System::nanoTime);
+    }
+
+    /**
+     * Creates an empty store on a clock of the caller's, such as a test's virtual time.
+     *
+     * @param nanoTime a monotonic clock in nanoseconds, as {@link System#nanoTime()} is
+     * @return the store
+     * @throws NullPointerException if {@code nanoTime} is {@code null}
+     */
+    public static LocalCooldownStore withClock(LongSupplier nanoTime) {
+        return new LocalCooldownStore(Objects.requireNonNull(nanoTime, "nanoTime must not be null"));
+    }
+
+    @Override
+    public Duration remaining(String key) {
+        Long end = this.ends.get(key);
+        if (end == null) {
+            return Duration.ZERO;
+        }
+        long left = end - this.nanoTime.getAsLong();
+        if (left > 0) {
+            return Duration.ofNanos(left);
+        }
+        this.ends.remove(key, end);
+        return Duration.ZERO;
+    }
+
+    @Override
+    public void coolDown(String key, Duration duration) {
+        Objects.requireNonNull(key, "key must not be null");
+        long nanos = Durations.toWaitNanos(Objects.requireNonNull(duration, "duration must not be null"));
+        if (nanos == 0) {
+            return;
+        }
+        long end = this.nanoTime.getAsLong() + Math.min(nanos, Durations.toWaitNanos(Backoff.RETRY_AFTER_CAP));
+        // Nanosecond clocks are compared by difference, as they may wrap around.
+        this.ends.merge(key, end, (earlier, later) -> (later - earlier > 0) ? later : earlier);
+    }
+
+    /**
+     * Returns the keys cooling down now, with the time each has left, for diagnostics.
+     *
+     * @return a snapshot, keyed by provider account
+     */
+    public Map<String, Duration> snapshot() {
+        Map<String, Duration> snapshot = new TreeMap<>();
+        for (String key : this.ends.keySet()) {
+            Duration left = remaining(key);
+            if (!left.isZero()) {
+                snapshot.put(key, left);
+            }
+        }
+        return snapshot;
+    }
+
+    @Override
+    public String toString() {
+        return "LocalCooldownStore" + snapshot();
+    }
+}

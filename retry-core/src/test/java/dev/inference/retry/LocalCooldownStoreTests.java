@@ -1,0 +1,91 @@
+package dev.inference.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class LocalCooldownStoreTests {
+
+    private final AtomicLong nanos = new AtomicLong(Long.MAX_VALUE - 1_000_000_000L);
+
+    private final LocalCooldownStore store = LocalCooldownStore.withClock(this.nanos::get);
+
+    private void advance(Duration duration) {
+        this.nanos.addAndGet(duration.toNanos());
+    }
+
+    @Test
+    void hasNoCooldownForAKeyNeverCooled() {
+        assertThat(this.store.remaining("openai")).isZero();
+    }
+
+    @Test
+    void coolsAKeyForTheDurationAsked() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void countsTheCooldownDownAsTimePasses() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        advance(Duration.ofSeconds(15));
+
+        assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void endsTheCooldownWhenItsTimeIsUp() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        advance(Duration.ofSeconds(20));
+
+        assertThat(this.store.remaining("openai")).isZero();
+        assertThat(this.store.snapshot()).isEmpty();
+    }
+
+    @Test
+    void neverShortensACooldownInForce() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        this.store.coolDown("openai", Duration.ofSeconds(2));
+
+        assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void lengthensACooldownThatEndsSooner() {
+        this.store.coolDown("openai", Duration.ofSeconds(2));
+        advance(Duration.ofSeconds(1));
+
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void capsACooldownAtFiveMinutes() {
+        this.store.coolDown("openai", Duration.ofHours(1));
+
+        assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void ignoresAZeroCooldown() {
+        this.store.coolDown("openai", Duration.ZERO);
+
+        assertThat(this.store.snapshot()).isEmpty();
+    }
+
+    @Test
+    void keepsEachKeysCooldownApart() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+
+        assertThat(this.store.remaining("anthropic")).isZero();
+        assertThat(this.store.snapshot()).containsOnlyKeys("openai");
+        assertThat(this.store).hasToString("LocalCooldownStore{openai=PT20S}");
+    }
+}

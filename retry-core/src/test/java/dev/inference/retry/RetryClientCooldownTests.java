@@ -1,0 +1,185 @@
+package dev.inference.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.inference.client.CallContext;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
+import dev.inference.fixtures.MutableClock;
+import dev.inference.fixtures.ScriptedClient;
+import dev.inference.retry.RecordingListener.Finished;
+import dev.inference.retry.RecordingListener.Scheduled;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Clients that share a {@link LocalCooldownStore}, in virtual time: the store's clock is the clock
+ * that the sleeper advances.
+ */
+class RetryClientCooldownTests {
+
+    private static final InferenceRequest REQUEST = InferenceRequest.of("gpt-test", "Say hello");
+
+    /** Waits 100 ms, then 200 ms, between its three attempts. */
+    private static final Policy THREE_ATTEMPTS = new Policy(1, Duration.ofMillis(100), 3, Duration.ofSeconds(1));
+
+    private final MutableClock clock = MutableClock.atStart();
+
+    private final VirtualSleeper sleeper = new VirtualSleeper(this.clock);
+
+    private final LocalCooldownStore store = LocalCooldownStore.withClock(
+            () -> Duration.between(MutableClock.START, this.clock.instant()).toNanos());
+
+    private final RecordingListener listener = new RecordingListener();
+
+    private final List<Instant> attemptTimes = new ArrayList<>();
+
+    private RetryClient.Builder client(String name, ScriptedClient inner, String key) {
+        return RetryClient.builder(inner, THREE_ATTEMPTS)
+            .name(name)
+            .random(FixedRandom.noJitter())
+            .sleeper(this.sleeper)
+            .listener(this.listener)
+            .cooldown(this.store, key);
+    }
+
+    private ScriptedClient respondingAt(List<Instant> times) {
+        return ScriptedClient.script().then((context) -> {
+            times.add(this.clock.instant());
+            return InferenceResponse.of("ok");
+        });
+    }
+
+    @Test
+    void delaysTheFirstAttemptOfAnotherClientOfTheSameAccount() {
+        ScriptedClient throttled = ScriptedClient.script()
+            .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(2)));
+        RetryClient first = RetryClient.builder(throttled, new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+            .name("first")
+            .cooldown(this.store, "openai")
+            .build();
+        assertThatExceptionOfType(ExhaustedException.class)
+            .isThrownBy(() -> first.invoke(REQUEST, CallContext.background()));
+        RetryClient second = client("second", respondingAt(this.attemptTimes), "openai").build();
+
+        second.invoke(REQUEST, CallContext.background());
+
+        assertThat(this.attemptTimes).containsExactly(MutableClock.START.plusSeconds(2));
+        assertThat(this.listener.calls()).first().isEqualTo(
+                new CooldownEventCall(new CooldownEvent("second", Operation.INVOKE, 1, "openai", Duration.ofSeconds(2))));
+    }
+
+    @Test
+    void leavesTheClientsOfOtherAccountsAlone() {
+        this.store.coolDown("openai", Duration.ofSeconds(2));
+        RetryClient other = client("other", respondingAt(this.attemptTimes), "anthropic").build();
+
+        other.invoke(REQUEST, CallContext.background());
+
+        assertThat(this.attemptTimes).containsExactly(MutableClock.START);
+    }
+
+    @Test
+    void waitsForTheLaterOfTheBackoffAndTheCooldown() {
+        NetworkException reset = new NetworkException("reset", null);
+        ScriptedClient inner = ScriptedClient.script().then((context) -> {
+            this.store.coolDown("openai", Duration.ofSeconds(3));
+            throw reset;
+        }).then((context) -> {
+            this.attemptTimes.add(this.clock.instant());
+            return InferenceResponse.of("ok");
+        });
+
+        client("chat", inner, "openai").build().invoke(REQUEST, CallContext.background());
+
+        assertThat(this.attemptTimes).containsExactly(MutableClock.START.plusSeconds(3));
+        assertThat(this.sleeper.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(2900));
+        assertThat(this.listener.calls()).contains(new Scheduled(
+                new AttemptEvent("chat", Operation.INVOKE, 1, reset, true), Duration.ofMillis(100)));
+    }
+
+    @Test
+    void coolsTheKeyForTheCappedRetryAfterOfARetryableFailure() {
+        ScriptedClient inner = ScriptedClient.script()
+            .thenFail(new HttpStatusException(503, "overloaded", Duration.ofHours(1)))
+            .thenRespond("ok");
+        RetryClient client = client("chat", inner, "openai").build();
+
+        client.invoke(REQUEST, CallContext.background());
+
+        assertThat(this.sleeper.delays()).containsExactly(Duration.ofMinutes(5));
+        assertThat(this.clock.instant()).isEqualTo(MutableClock.START.plus(Duration.ofMinutes(5)));
+    }
+
+    @Test
+    void doesNotCoolTheKeyForAPermanentFailure() {
+        ScriptedClient inner = ScriptedClient.script()
+            .thenFail(new HttpStatusException(400, "bad request", Duration.ofSeconds(30)));
+
+        assertThatExceptionOfType(HttpStatusException.class)
+            .isThrownBy(() -> client("chat", inner, "openai").build().invoke(REQUEST, CallContext.background()));
+        assertThat(this.store.remaining("openai")).isZero();
+    }
+
+    @Test
+    void failsAtOnceWhenTheDeadlineFallsInsideTheCooldown() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+        ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
+
+        assertThatExceptionOfType(DeadlineExceededException.class)
+            .isThrownBy(() -> client("chat", inner, "openai").build()
+                .invoke(REQUEST, CallContext.withTimeout(Duration.ofSeconds(10))))
+            .withMessage("The call's deadline would pass during the PT20S cool-down wait before attempt 1");
+        assertThat(inner.attempts()).isZero();
+        assertThat(this.sleeper.delays()).isEmpty();
+    }
+
+    @Test
+    void endsTheCallWhenTheCallerCancelsDuringTheCooldown() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+        ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
+        CallContext context = CallContext.cancellable();
+        RetryClient client = client("chat", inner, "openai").sleeper((delay, waiting) -> waiting.cancel()).build();
+
+        assertThatExceptionOfType(CancellationException.class).isThrownBy(() -> client.invoke(REQUEST, context));
+        assertThat(inner.attempts()).isZero();
+    }
+
+    @Test
+    void endsTheCallWhenTheApplicationShutsDownDuringTheCooldown() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+        ShutdownSignal signal = ShutdownSignal.create();
+        ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
+        RetryClient client = client("chat", inner, "openai").shutdownSignal(signal)
+            .sleeper((delay, waiting) -> signal.shutDown())
+            .build();
+
+        assertThatExceptionOfType(ShutdownException.class)
+            .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()))
+            .withMessage("The application is shutting down: the cool-down wait before attempt 1 was ended");
+        assertThat(inner.attempts()).isZero();
+    }
+
+    @Test
+    void reportsTheSuccessOfAnAttemptThatACooldownDelayed() {
+        this.store.coolDown("openai", Duration.ofSeconds(1));
+        RetryClient client = client("chat", ScriptedClient.script().thenRespond("ok"), "openai").build();
+
+        assertThat(client.invoke(REQUEST, CallContext.background()).attempts()).isEqualTo(1);
+        assertThat(this.listener.calls()).last()
+            .isEqualTo(new Finished(new AttemptEvent("chat", Operation.INVOKE, 1, null, false)));
+    }
+
+    /** The listener's record of an {@code attemptDelayed} call. */
+    record CooldownEventCall(CooldownEvent event) {
+    }
+}
