@@ -57,6 +57,11 @@ class DurationsTests {
         }
 
         @Test
+        void scalesToNothingByZero() {
+            assertThat(Durations.scale(Duration.ofSeconds(1), 0)).isZero();
+        }
+
+        @Test
         void refusesANegativeDuration() {
             assertThatIllegalArgumentException().isThrownBy(() -> Durations.scale(Duration.ofSeconds(-1), 1))
                 .withMessage("duration must not be negative, was PT-1S");

@@ -55,6 +55,18 @@ class ContainedListenerTests {
     }
 
     @Test
+    void containsAListenerThatThrowsWhenTold() {
+        CooldownEvent delayed = new CooldownEvent("chat", Operation.INVOKE, 2, "openai", Duration.ofSeconds(3));
+        ContainedListener contained = new ContainedListener(List.of(new Throwing(), this.recording));
+
+        contained.attemptDelayed(delayed);
+
+        assertThat(this.recording.calls()).containsExactly(new RetryClientCooldownTests.CooldownEventCall(delayed));
+        assertThat(this.log.records()).extracting(LogRecord::getMessage).containsExactly(
+                "RetryListener Throwing threw from attemptDelayed for attempt 2 of client 'chat'; the call goes on");
+    }
+
+    @Test
     void logsNothingWhenNoListenerThrows() {
         ContainedListener contained = new ContainedListener(List.of(this.recording));
         contained.attemptFinished(this.event);
@@ -98,6 +110,11 @@ class ContainedListenerTests {
         @Override
         public void exhausted(AttemptEvent last, ExhaustedException exception) {
             throw new IllegalStateException("exhausted is broken");
+        }
+
+        @Override
+        public void attemptDelayed(CooldownEvent event) {
+            throw new IllegalStateException("attemptDelayed is broken");
         }
 
         @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
 import dev.inference.fixtures.ScriptedClient;
+import java.math.BigDecimal;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -73,5 +74,66 @@ class RetrierTests {
 
         assertThat(client.retrier().name()).isEqualTo("chat");
         assertThat(client.retrier().policy()).isSameAs(POLICY);
+    }
+
+    @Test
+    void hasNoBudgetStoreOrSignalUnlessGiven() {
+        Retrier retrier = Retrier.builder(POLICY).name("chat").build();
+
+        assertThat(retrier.budget()).isEmpty();
+        assertThat(retrier.cooldownStore()).isEmpty();
+        assertThat(retrier.shutdownSignal()).isEmpty();
+        assertThat(retrier.isCoolingDown()).isFalse();
+    }
+
+    @Test
+    void keepsTheBudgetStoreAndSignalItIsGiven() {
+        RetryBudget budget = RetryBudget.of(10, BigDecimal.ONE);
+        LocalCooldownStore store = LocalCooldownStore.create();
+        ShutdownSignal signal = ShutdownSignal.create();
+
+        Retrier retrier = Retrier.builder(POLICY).budget(budget).cooldown(store, "account").shutdownSignal(signal).build();
+
+        assertThat(retrier.budget()).containsSame(budget);
+        assertThat(retrier.cooldownStore()).containsSame(store);
+        assertThat(retrier.cooldownKey()).isEqualTo("account");
+        assertThat(retrier.shutdownSignal()).containsSame(signal);
+    }
+
+    @Test
+    void coolsDownUnderItsNameWhenGivenNoKey() {
+        Retrier retrier = Retrier.builder(POLICY).name("chat").cooldown(LocalCooldownStore.create(), null).build();
+
+        assertThat(retrier.cooldownKey()).isEqualTo("chat");
+    }
+
+    @Test
+    void isCoolingDownOnlyWhileItsKeyIs() {
+        LocalCooldownStore store = LocalCooldownStore.create();
+        Retrier retrier = Retrier.builder(POLICY).cooldown(store, "account").build();
+        store.coolDown("other", Duration.ofMinutes(1));
+        assertThat(retrier.isCoolingDown()).isFalse();
+
+        store.coolDown("account", Duration.ofMinutes(1));
+
+        assertThat(retrier.isCoolingDown()).isTrue();
+    }
+
+    @Test
+    void refusesABlankCooldownKey() {
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> Retrier.builder(POLICY).cooldown(LocalCooldownStore.create(), " "))
+            .withMessage("key must not be blank");
+    }
+
+    @Test
+    void returnsTheTokensOfAFirstAttemptThatSucceeded() {
+        RetryBudget budget = RetryBudget.of(10, new BigDecimal("0.5"));
+        budget.failedRetryably();
+        Retrier retrier = Retrier.builder(POLICY).budget(budget).build();
+
+        retrier.firstAttemptSucceeded(Operation.INVOKE);
+
+        assertThat(budget.tokens()).isEqualByComparingTo("9.5");
     }
 }

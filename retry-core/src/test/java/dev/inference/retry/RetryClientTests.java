@@ -1025,6 +1025,38 @@ class RetryClientTests {
         }
 
         @Test
+        void waitsOutAShortBackoffInRealTimeWhileNoShutdownComes() {
+            RetryClientTests.this.inner.thenFail(reset()).thenRespond("hello");
+            RetryClient client = RetryClient.builder(RetryClientTests.this.inner,
+                    new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1)))
+                .shutdownSignal(this.signal)
+                .build();
+
+            assertThat(client.invoke(REQUEST, CallContext.background()).attempts()).isEqualTo(2);
+        }
+
+        @Test
+        @Timeout(30)
+        void stillEndsTheWaitWhenTheCallerCancels() throws Exception {
+            NetworkException reset = reset();
+            RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
+            CountDownLatch scheduled = new CountDownLatch(1);
+            CallContext context = CallContext.cancellable();
+            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+                .listener(countingDown(scheduled))
+                .shutdownSignal(this.signal)
+                .build();
+            Caller caller = Caller.start(() -> client.invoke(REQUEST, context));
+            scheduled.await();
+            caller.awaitParked();
+
+            context.cancel();
+
+            assertThat(caller.outcome().get()).isInstanceOf(CancellationException.class);
+            assertThat(RetryClientTests.this.inner.attempts()).isEqualTo(1);
+        }
+
+        @Test
         void doesNotRetryAFailureThatArrivesAfterShutdownBegan() {
             NetworkException reset = reset();
             RetryClientTests.this.inner.then((context) -> {

@@ -200,6 +200,38 @@ class RetryExecutionTests {
         }
 
         @Test
+        void refusesToLookForACooldownWhileWaitingToRetry() {
+            RetryExecution execution = start(CallContext.background());
+            execution.failed(RESET);
+
+            assertThatIllegalStateException().isThrownBy(execution::cooldownBeforeAttempt);
+        }
+
+        @Test
+        void refusesToEndACooldownWaitAfterTheCallEnded() {
+            RetryExecution execution = start(CallContext.background());
+            execution.succeeded();
+
+            assertThatIllegalStateException().isThrownBy(execution::endCooldownWait);
+        }
+
+        @Test
+        void refusesAnInterruptAfterTheCallEnded() {
+            RetryExecution execution = start(CallContext.background());
+            execution.succeeded();
+
+            assertThatIllegalStateException().isThrownBy(() -> execution.interrupted(new InterruptedException()))
+                .withMessage("This call has ended: it was not waiting");
+        }
+
+        @Test
+        void describesEachDecision() {
+            assertThat(start(CallContext.background()).failed(RESET)).hasToString("Decision[retry after PT0.1S]");
+            assertThat(start(CallContext.background()).failed(new HttpStatusException(400, "bad", null)))
+                .hasToString("Decision[give up with dev.inference.failure.HttpStatusException: bad]");
+        }
+
+        @Test
         void refusesTheDelayOfADecisionToGiveUp() {
             Decision decision = start(CallContext.background()).failed(new HttpStatusException(400, "bad", null));
 

@@ -1,12 +1,16 @@
 package dev.inference.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.inference.client.CallContext;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class ShutdownSignalTests {
 
@@ -87,5 +91,61 @@ class ShutdownSignalTests {
         this.signal.await(Long.MAX_VALUE, CallContext.background());
 
         assertThat(this.signal.isShutDown()).isTrue();
+    }
+
+    @Test
+    void suppressesWhatLaterActionsThrewInTheFirst() {
+        this.signal.onShutDown(() -> {
+            throw new IllegalStateException("broken");
+        });
+        this.signal.onShutDown(() -> {
+            throw new IllegalStateException("broken");
+        });
+
+        assertThatIllegalStateException().isThrownBy(this.signal::shutDown)
+            .satisfies((ex) -> assertThat(ex.getSuppressed()).hasSize(1));
+    }
+
+    @Test
+    void throwsWhatAnActionRegisteredAfterFiringThrew() {
+        this.signal.shutDown();
+
+        assertThatIllegalStateException().isThrownBy(() -> this.signal.onShutDown(() -> {
+            throw new IllegalStateException("late and broken");
+        })).withMessage("late and broken");
+    }
+
+    @Test
+    void endsAWaitWhenItsTimeIsUp() throws InterruptedException {
+        this.signal.await(Duration.ofMillis(1).toNanos(), CallContext.background());
+
+        assertThat(this.signal.isShutDown()).isFalse();
+    }
+
+    @Test
+    @Timeout(30)
+    void endsAWaitWhenTheContextIsCancelled() throws Exception {
+        CallContext context = CallContext.cancellable();
+        CompletableFuture<Void> waited = CompletableFuture.runAsync(() -> {
+            try {
+                this.signal.await(Long.MAX_VALUE, context);
+            }
+            catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+
+        context.cancel();
+
+        waited.get();
+        assertThat(this.signal.isShutDown()).isFalse();
+    }
+
+    @Test
+    void throwsWhenTheWaitingThreadWasInterrupted() {
+        Thread.currentThread().interrupt();
+
+        assertThatExceptionOfType(InterruptedException.class)
+            .isThrownBy(() -> this.signal.await(Long.MAX_VALUE, CallContext.background()));
     }
 }

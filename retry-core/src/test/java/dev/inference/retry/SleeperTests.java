@@ -61,4 +61,9 @@ class SleeperTests {
         slept.get();
         assertThat(context.isDone()).isTrue();
     }
+
+    @Test
+    void describesTheSystemSleeper() {
+        assertThat(Sleeper.system()).hasToString("Sleeper.system()");
+    }
 }
