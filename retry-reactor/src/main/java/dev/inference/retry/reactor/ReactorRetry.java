@@ -8,6 +8,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryExecution;
+import dev.inference.retry.ShutdownSignal;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -46,8 +47,12 @@ import reactor.util.retry.Retry;
  * A call whose context is already done when it is subscribed to signals the context's failure
  * without subscribing to the source, and without a listener event.
  *
+ * <p>Before every attempt, the first included, a cool-down of the retrier's provider account (see
+ * {@link dev.inference.retry.CooldownStore}) is waited out the same way.
+ *
  * <p>Ending a call early: cancelling the subscription during a wait ends the wait, and the source is
- * not subscribed to again. {@linkplain CallContext#cancel() Cancelling the context} during a wait
+ * not subscribed to again. A firing {@link ShutdownSignal} of the retrier ends every wait at once
+ * with a {@link dev.inference.failure.ShutdownException}. {@linkplain CallContext#cancel() Cancelling the context} during a wait
  * ends the call at once with a {@link CancellationException}, the failure that caused the wait
  * attached as suppressed. The context reaches an attempt in progress only through the source, as it
  * reaches the inner client of a {@link RetryClient}: a source that ignores it runs to its end, and
@@ -160,8 +165,8 @@ public final class ReactorRetry {
             if (done.isPresent()) {
                 return Mono.error(done.get());
             }
-            Call call = new Call(this.retrier.start(Operation.INVOKE, context), context, scheduler());
-            return source.doOnSuccess((valueOrNull) -> call.succeeded()).retryWhen(call.retry());
+            Call call = new Call(this.retrier, this.retrier.start(Operation.INVOKE, context), context, scheduler());
+            return call.cooldown().then(source.doOnSuccess((valueOrNull) -> call.succeeded()).retryWhen(call.retry()));
         });
     }
 
@@ -203,8 +208,10 @@ public final class ReactorRetry {
             if (done.isPresent()) {
                 return Flux.error(done.get());
             }
-            Call call = new Call(this.retrier.start(Operation.STREAM, context), context, scheduler());
-            return source.doOnNext((element) -> call.succeeded()).doOnComplete(call::succeeded).retryWhen(call.retry());
+            Call call = new Call(this.retrier, this.retrier.start(Operation.STREAM, context), context, scheduler());
+            return call.cooldown()
+                .thenMany(source.doOnNext((element) -> call.succeeded()).doOnComplete(call::succeeded)
+                    .retryWhen(call.retry()));
         });
     }
 
@@ -224,6 +231,8 @@ public final class ReactorRetry {
      */
     private static final class Call {
 
+        private final Retrier retrier;
+
         private final RetryExecution execution;
 
         private final CallContext context;
@@ -233,7 +242,8 @@ public final class ReactorRetry {
         /** Whether an attempt succeeded: from then on, every signal passes through untouched. */
         private boolean settled;
 
-        Call(RetryExecution execution, CallContext context, Scheduler scheduler) {
+        Call(Retrier retrier, RetryExecution execution, CallContext context, Scheduler scheduler) {
+            this.retrier = retrier;
             this.execution = execution;
             this.context = context;
             this.scheduler = scheduler;
@@ -261,11 +271,41 @@ public final class ReactorRetry {
             if (!decision.isRetry()) {
                 return Mono.error(decision.failure());
             }
-            Mono<Long> timer = Mono.delay(Duration.ofNanos(Durations.toWaitNanos(decision.delay())), this.scheduler);
-            // Whichever ends the wait first begins the next attempt, which fails if the context is done.
-            return Mono.firstWithSignal(timer, cancelled()).map((tick) -> {
+            // Whichever ends the wait first begins the next attempt, which fails if the context is done
+            // or the application is shutting down; a cool-down in force then delays it further.
+            return endOfWait(decision.delay()).flatMap((tick) -> {
                 this.execution.beginNextAttempt();
-                return tick;
+                return cooldown().thenReturn(tick);
+            });
+        }
+
+        /**
+         * Waits out the cool-down in force before an attempt, if any, as long as it lasts; fails as
+         * the execution says when the deadline would pass during it, or the call is given up during it.
+         */
+        Mono<Void> cooldown() {
+            return Mono.defer(() -> {
+                Duration cooldown = this.execution.cooldownBeforeAttempt();
+                if (cooldown.isZero()) {
+                    return Mono.empty();
+                }
+                return endOfWait(cooldown).then(Mono.fromRunnable(this.execution::endCooldownWait)).then(cooldown());
+            });
+        }
+
+        /** Emits when the delay has passed, the context is cancelled or the application shuts down. */
+        private Mono<Long> endOfWait(Duration delay) {
+            Mono<Long> timer = Mono.delay(Duration.ofNanos(Durations.toWaitNanos(delay)), this.scheduler);
+            Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
+            return shutdown.isPresent() ? Mono.firstWithSignal(timer, cancelled(), shutDown(shutdown.get()))
+                    : Mono.firstWithSignal(timer, cancelled());
+        }
+
+        /** Emits once the application shuts down; withdraws its registration when the wait ends either way. */
+        private static Mono<Long> shutDown(ShutdownSignal signal) {
+            return Mono.create((sink) -> {
+                CallContext.Registration registration = signal.onShutDown(() -> sink.success(CANCELLED));
+                sink.onDispose(registration::close);
             });
         }
 

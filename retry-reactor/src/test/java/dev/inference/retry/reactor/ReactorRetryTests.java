@@ -7,12 +7,15 @@ import dev.inference.client.CallContext;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.ShutdownSignal;
 import dev.inference.retry.reactor.RecordingListener.Exhausted;
 import dev.inference.retry.reactor.RecordingListener.Finished;
 import dev.inference.retry.reactor.RecordingListener.Scheduled;
@@ -545,6 +548,79 @@ class ReactorRetryTests {
             Retrier retrier = retrier(POLICY, listener);
 
             assertThat(ReactorRetry.of(retrier)).hasToString("ReactorRetry[retrier=" + retrier + ", scheduler=parallel]");
+        }
+    }
+
+    @Nested
+    class CooldownsAndShutdown {
+
+        private final LocalCooldownStore store = LocalCooldownStore.withClock(ReactorRetryTests.this::virtualNanos);
+
+        private final ShutdownSignal signal = ShutdownSignal.create();
+
+        private final ReactorRetry sharing = ReactorRetry.of(Retrier.builder(POLICY)
+            .name("test")
+            .listener(ReactorRetryTests.this.listener)
+            .random(FixedRandom.noJitter())
+            .cooldown(this.store, "account")
+            .shutdownSignal(this.signal)
+            .build(), ReactorRetryTests.this.scheduler);
+
+        @Test
+        void waitsForACooldownInForceBeforeTheFirstAttempt() {
+            this.store.coolDown("account", Duration.ofSeconds(5));
+            ScriptedSource source = ScriptedSource.script().thenEmit("ok");
+
+            inVirtualTime(() -> this.sharing.mono(source.mono())).thenAwait(Duration.ofSeconds(5).minus(NANO))
+                .then(() -> assertThat(source.subscriptions()).isZero())
+                .thenAwait(NANO)
+                .expectNext("ok")
+                .expectComplete()
+                .verify(HANG);
+        }
+
+        @Test
+        void waitsForTheLaterOfTheBackoffAndACooldownTheFailureSet() {
+            HttpStatusException throttled = new HttpStatusException(429, "slow down", Duration.ofSeconds(3));
+            ScriptedSource source = ScriptedSource.script().thenFail(throttled).thenEmit("ok");
+
+            inVirtualTime(() -> this.sharing.flux(source.flux())).thenAwait(Duration.ofSeconds(3))
+                .expectNext("ok")
+                .expectComplete()
+                .verify(HANG);
+
+            assertThat(source.subscriptions()).isEqualTo(2);
+            assertThat(virtualNanos()).isEqualTo(Duration.ofSeconds(3).toNanos());
+        }
+
+        @Test
+        void endsAWaitAtOnceWhenTheApplicationShutsDown() {
+            HttpStatusException first = unavailable();
+            ScriptedSource source = ScriptedSource.script().thenFail(first).thenEmit("never");
+
+            inVirtualTime(() -> this.sharing.mono(source.mono())).thenAwait(Duration.ofMillis(500))
+                .then(this.signal::shutDown)
+                .expectErrorSatisfies((thrown) -> {
+                    assertThat(thrown).isInstanceOf(ShutdownException.class)
+                        .hasMessage("The application is shutting down: the wait before attempt 2 was ended");
+                    assertThat(thrown.getSuppressed()).containsExactly(first);
+                })
+                .verify(HANG);
+
+            assertThat(source.subscriptions()).isEqualTo(1);
+        }
+
+        @Test
+        void endsACooldownWaitAtOnceWhenTheApplicationShutsDown() {
+            this.store.coolDown("account", Duration.ofMinutes(1));
+            ScriptedSource source = ScriptedSource.script().thenEmit("never");
+
+            inVirtualTime(() -> this.sharing.mono(source.mono())).thenAwait(Duration.ofSeconds(1))
+                .then(this.signal::shutDown)
+                .expectError(ShutdownException.class)
+                .verify(HANG);
+
+            assertThat(source.subscriptions()).isZero();
         }
     }
 }
