@@ -44,6 +44,8 @@ public final class Retrier {
 
     private final @Nullable CooldownStore cooldownStore;
 
+    private final @Nullable AttemptObserver observer;
+
     private final String cooldownKey;
 
     /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
@@ -59,6 +61,7 @@ public final class Retrier {
         this.shutdownSignal = builder.shutdownSignal;
         this.budget = builder.budget;
         this.cooldownStore = builder.cooldownStore;
+        this.observer = builder.observer;
         this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
         this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
         for (Operation operation : Operation.values()) {
@@ -173,6 +176,20 @@ public final class Retrier {
         return this.cooldownStore != null && !this.cooldownStore.remaining(this.cooldownKey).isZero();
     }
 
+    /**
+     * Tells whether every call needs a {@link RetryExecution} from its first attempt on: when an
+     * {@link AttemptObserver} observes attempts, or a cool-down is in force.
+     *
+     * @return {@code true} when the first attempt cannot take the shortcut of an unobserved call
+     */
+    public boolean needsExecutionFromFirstAttempt() {
+        return this.observer != null || isCoolingDown();
+    }
+
+    @Nullable AttemptObserver observer() {
+        return this.observer;
+    }
+
     Duration cooldownRemaining() {
         return (this.cooldownStore != null) ? this.cooldownStore.remaining(this.cooldownKey) : Duration.ZERO;
     }
@@ -260,6 +277,8 @@ public final class Retrier {
         private @Nullable RetryBudget budget;
 
         private @Nullable CooldownStore cooldownStore;
+
+        private @Nullable AttemptObserver observer;
 
         private @Nullable String cooldownKey;
 
@@ -356,6 +375,19 @@ public final class Retrier {
             }
             this.cooldownStore = Objects.requireNonNull(store, "store must not be null");
             this.cooldownKey = key;
+            return this;
+        }
+
+        /**
+         * Sets the observer that surrounds each attempt with an observation of its own, such as a
+         * trace span. By default there is none.
+         *
+         * @param observer the observer
+         * @return this builder
+         * @throws NullPointerException if {@code observer} is {@code null}
+         */
+        public Builder observer(AttemptObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer must not be null");
             return this;
         }
 

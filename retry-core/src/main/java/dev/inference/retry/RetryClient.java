@@ -167,7 +167,7 @@ public final class RetryClient implements InferenceClient {
         if (done.isPresent()) {
             throw done.get();
         }
-        if (this.retrier.isCoolingDown()) {
+        if (this.retrier.needsExecutionFromFirstAttempt()) {
             return retry(step, request, context, null);
         }
         T result;
@@ -409,6 +409,19 @@ public final class RetryClient implements InferenceClient {
          */
         public Builder cooldown(CooldownStore store, @Nullable String key) {
             this.retrier.cooldown(store, key);
+            return this;
+        }
+
+        /**
+         * Sets the observer that surrounds each attempt with an observation of its own, such as a
+         * trace span; see {@link AttemptObserver}. By default there is none.
+         *
+         * @param observer the observer
+         * @return this builder
+         * @throws NullPointerException if {@code observer} is {@code null}
+         */
+        public Builder observer(AttemptObserver observer) {
+            this.retrier.observer(observer);
             return this;
         }
 

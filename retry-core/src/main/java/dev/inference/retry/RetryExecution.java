@@ -91,6 +91,9 @@ public final class RetryExecution {
     /** Whether the listeners heard that a cool-down delays the attempt in progress. */
     private boolean delayReported;
 
+    /** The observation of the attempt in flight, when the retrier has an observer. */
+    private AttemptObserver.@Nullable Observation observation;
+
     /** The failures of the attempts before the latest, for an {@link ExhaustedException}. */
     private @Nullable List<RuntimeException> recovered;
 
@@ -123,19 +126,20 @@ public final class RetryExecution {
     public int succeeded() {
         requireAttempting();
         this.state = State.DONE;
-        if (this.attempt == 1) {
+        if (this.attempt == 1 && this.observation == null) {
             this.retrier.firstAttemptSucceeded(this.operation);
+            return 1;
         }
-        else {
-            RetryBudget budget = this.retrier.budgetOrNull();
-            if (budget != null) {
-                budget.succeeded();
-            }
-            RetryListener listener = this.retrier.listener();
-            if (listener != null) {
-                listener.attemptFinished(new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false));
-            }
+        RetryBudget budget = this.retrier.budgetOrNull();
+        if (budget != null) {
+            budget.succeeded();
         }
+        AttemptEvent event = new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false);
+        RetryListener listener = this.retrier.listener();
+        if (listener != null) {
+            listener.attemptFinished(event);
+        }
+        endObservation(event, null);
         return this.attempt;
     }
 
@@ -165,11 +169,19 @@ public final class RetryExecution {
             classification.retryAfter().ifPresent(this.retrier::coolDown);
         }
         RetryListener listener = this.retrier.listener();
-        AttemptEvent event = (listener != null)
+        AttemptEvent event = (listener != null || this.observation != null)
                 ? new AttemptEvent(this.retrier.name(), this.operation, this.attempt, failure, retryable) : null;
         if (listener != null) {
             listener.attemptFinished(event);
         }
+        Decision decision = decide(failure, classification, event, listener);
+        endObservation(event, decision.isRetry() ? decision.delay() : null);
+        return decision;
+    }
+
+    private Decision decide(RuntimeException failure, Classification classification, @Nullable AttemptEvent event,
+            @Nullable RetryListener listener) {
+        boolean retryable = classification.isRetryable();
         // Permanent: the caller gets the failure exactly as the attempt threw it.
         if (!retryable) {
             return Decision.giveUp(suppressing(failure, null));
@@ -213,6 +225,14 @@ public final class RetryExecution {
         return Decision.retryAfter(delay);
     }
 
+    private void endObservation(@Nullable AttemptEvent event, @Nullable Duration retryDelay) {
+        AttemptObserver.Observation ending = this.observation;
+        if (ending != null && event != null) {
+            this.observation = null;
+            ending.attemptEnded(event, retryDelay);
+        }
+    }
+
     private Decision exhausted(ExhaustedException exhausted, @Nullable AttemptEvent event) {
         suppressAll(exhausted, this.recovered);
         suppressAll(exhausted, this.closeFailures);
@@ -249,7 +269,8 @@ public final class RetryExecution {
      * Returns how long the attempt about to be made must wait for a cool-down of its provider
      * account (see {@link CooldownStore}), and tells the listeners the first time it is positive.
      * Call it before every attempt, the first included, until it returns zero, waiting what it
-     * returns and calling {@link #endCooldownWait()} after each wait.
+     * returns and calling {@link #endCooldownWait()} after each wait. Zero means "make the attempt
+     * now": the retrier's {@link AttemptObserver}, if any, starts observing it then.
      *
      * @return the wait, or {@link Duration#ZERO} when no cool-down is in force
      * @throws DeadlineExceededException at once if the context's deadline would pass during the wait
@@ -259,6 +280,10 @@ public final class RetryExecution {
         requireAttempting();
         Duration cooldown = this.retrier.cooldownRemaining();
         if (cooldown.isZero()) {
+            AttemptObserver observer = this.retrier.observer();
+            if (observer != null && this.observation == null) {
+                this.observation = observer.attemptStarted(this.retrier.name(), this.operation, this.attempt);
+            }
             return cooldown;
         }
         Optional<Duration> remaining = this.context.timeRemaining();
