@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * attempt starts, and again when the call has decided what follows it.
  *
  * <p>Called on the thread that drives the call: {@link #attemptStarted} right before the attempt is
- * made (after any wait for a cool-down), and {@link Observation#attemptEnded} once, after the
+ * made (after any wait for a cool-down), and {@link ObservedAttempt#attemptEnded} once, after the
  * listeners heard of the attempt's outcome and the call decided whether to retry. A
  * {@link RuntimeException} thrown by an observer is not contained: an observer must not throw.
  * Set one with {@link Retrier.Builder#observer}; a retrier without one pays nothing for it.
@@ -25,13 +25,13 @@ public interface AttemptObserver {
      * @param attempt the 1-based number of the attempt
      * @return the observation, ended once with the attempt's outcome
      */
-    Observation attemptStarted(String client, Operation operation, int attempt);
+    ObservedAttempt attemptStarted(String client, Operation operation, int attempt);
 
     /**
      * The observation of one attempt.
      */
     @FunctionalInterface
-    interface Observation {
+    interface ObservedAttempt {
 
         /**
          * Ends the observation.

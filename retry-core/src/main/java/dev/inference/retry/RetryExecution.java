@@ -92,7 +92,7 @@ public final class RetryExecution {
     private boolean delayReported;
 
     /** The observation of the attempt in flight, when the retrier has an observer. */
-    private AttemptObserver.@Nullable Observation observation;
+    private AttemptObserver.@Nullable ObservedAttempt observation;
 
     /** The failures of the attempts before the latest, for an {@link ExhaustedException}. */
     private @Nullable List<RuntimeException> recovered;
@@ -226,7 +226,7 @@ public final class RetryExecution {
     }
 
     private void endObservation(@Nullable AttemptEvent event, @Nullable Duration retryDelay) {
-        AttemptObserver.Observation ending = this.observation;
+        AttemptObserver.ObservedAttempt ending = this.observation;
         if (ending != null && event != null) {
             this.observation = null;
             ending.attemptEnded(event, retryDelay);

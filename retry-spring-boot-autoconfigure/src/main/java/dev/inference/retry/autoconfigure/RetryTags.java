@@ -1,0 +1,88 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.AttemptEvent;
+import dev.inference.retry.Classification;
+import dev.inference.retry.Operation;
+
+/**
+ * The tag values that the starter's meters and observations share, so that a dashboard can join
+ * them: the {@code operation}, {@code outcome} and {@code error} of an attempt.
+ */
+public final class RetryTags {
+
+    /** The {@code error} tag of an attempt that succeeded. */
+    public static final String NO_ERROR = "none";
+
+    private RetryTags() {
+    }
+
+    /**
+     * Returns the {@code operation} tag.
+     *
+     * @param operation the kind of call
+     * @return {@code invoke} or {@code stream}
+     */
+    public static String operation(Operation operation) {
+        return (operation == Operation.INVOKE) ? "invoke" : "stream";
+    }
+
+    /**
+     * Returns the {@code outcome} tag of an attempt.
+     *
+     * @param event the attempt
+     * @return {@code success}, {@code retryable_failure} or {@code failure}
+     */
+    public static String outcome(AttemptEvent event) {
+        if (event.succeeded()) {
+            return "success";
+        }
+        return event.retryable() ? "retryable_failure" : "failure";
+    }
+
+    /**
+     * Returns the {@code error} tag of an attempt.
+     *
+     * @param event the attempt
+     * @return {@value #NO_ERROR} on success, or the {@linkplain #error(Throwable) error} of its failure
+     */
+    public static String error(AttemptEvent event) {
+        Throwable failure = event.failure();
+        return (failure != null) ? error(failure) : NO_ERROR;
+    }
+
+    /**
+     * Returns the {@code error} tag of a failure, read from the {@link Classification} of its cause
+     * chain, the one walk that also decides whether it is retried: {@code cancelled},
+     * {@code deadline} or {@code shutdown} for the first such case in the chain, the simple class
+     * name of an {@code ExhaustedException} found there; failing those, {@code network} or
+     * {@code http_<status>} for the first typed failure; failing that, the failure's own simple class
+     * name.
+     *
+     * @param failure the failure
+     * @return the tag value
+     */
+    public static String error(Throwable failure) {
+        Classification classification = Classification.of(failure);
+        Throwable deciding = classification.decidingCause().orElse(failure);
+        switch (classification.kind()) {
+            case CANCELLED:
+                return "cancelled";
+            case DEADLINE:
+                return "deadline";
+            case SHUTDOWN:
+                return "shutdown";
+            case NETWORK:
+                return "network";
+            case HTTP_STATUS:
+                return "http_" + ((HttpStatusException) deciding).status();
+            default:
+                return className(deciding);
+        }
+    }
+
+    private static String className(Throwable failure) {
+        String simple = failure.getClass().getSimpleName();
+        return simple.isEmpty() ? failure.getClass().getName() : simple;
+    }
+}
