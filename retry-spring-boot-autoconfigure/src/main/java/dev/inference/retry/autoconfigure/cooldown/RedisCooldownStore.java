@@ -60,8 +60,9 @@ import org.springframework.data.redis.core.ScanOptions;
  * every cool-down in force in its local copy (so a restarted Redis, which lost its keys, learns them
  * again, and the other instances hear them), then {@code SCAN}s the namespace and takes each key's
  * {@code PTTL} into its copy. A copy that heard a cool-down runs late by the transit time, so a
- * synchronisation may lengthen that cool-down by as much; it never shortens one. {@link Builder#build()}
- * waits for the first synchronisation, at most {@link Builder#startupWait(Duration) startupWait}.
+ * synchronisation may lengthen that cool-down by as much; it never shortens one.
+ * {@link Builder#build()} waits for the first synchronisation, at most
+ * {@link Builder#startupWait(Duration) startupWait}.
  *
  * <p><b>Failures.</b> The store fails open: when Redis cannot be reached, at start or later, calls go
  * on with the local copy, and {@code remaining} and {@code coolDown} never throw and never wait for
@@ -73,8 +74,9 @@ import org.springframework.data.redis.core.ScanOptions;
  * other exchange shows it; how quickly depends on the connection factory's command timeout (Spring
  * Boot's {@code spring.data.redis.timeout}; Lettuce's default is a minute), as a command sent while
  * the client reconnects waits for it. Writes wait while an outage lasts: they are never attempted one
- * by one against an unreachable server. The probe does not rely on the client's own reconnection, which an application may have turned
- * off: in an outage the store drops its subscription and subscribes again once Redis answers.
+ * by one against an unreachable server. The probe does not rely on the client's own reconnection,
+ * which an application may have turned off: in an outage the store drops its subscription and
+ * subscribes again once Redis answers.
  *
  * <p>All exchanges with Redis run on one daemon thread that the store owns; {@link #close()} (or
  * {@link #destroy()}) stops it and releases the subscription's connection, and leaves the connection
@@ -126,8 +128,6 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private final Duration probeInterval;
 
     private final ScheduledThreadPoolExecutor executor;
-
-    private final Subscriber subscriber = new Subscriber();
 
     /** Keys cooled locally and not yet written to Redis. */
     private final Set<String> unwritten = ConcurrentHashMap.newKeySet();
@@ -378,7 +378,7 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private void subscribe() {
         RedisConnection connection = this.connectionFactory.getConnection();
         try {
-            connection.subscribe(this.subscriber, this.channel);
+            connection.subscribe(new Subscriber(), this.channel);
         }
         catch (RuntimeException ex) {
             closeQuietly(connection);
@@ -459,12 +459,16 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
     }
 
+    /** Records a failed exchange, unless it is one that close() cut short, which says nothing about Redis. */
     private void failed(RuntimeException ex) {
-        this.firstAttempt.complete(null);
-        if (this.closed.get()) {
-            // A command cut short by close() says nothing about Redis.
-            return;
+        if (!this.closed.get()) {
+            recordFailure(ex);
         }
+        // After the failure is counted and logged, so that build() returns a store that shows it.
+        this.firstAttempt.complete(null);
+    }
+
+    private void recordFailure(RuntimeException ex) {
         this.errors.increment();
         this.reachable = false;
         if (this.inOutage) {
@@ -518,8 +522,14 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         return escaped.toString();
     }
 
-    /** Hears the cool-downs that the other instances publish, and every (re)subscription. */
+    /**
+     * Hears the cool-downs that the other instances publish on one subscription's connection, and
+     * the client's re-subscriptions after the first.
+     */
     private final class Subscriber implements MessageListener, SubscriptionListener {
+
+        /** Whether the confirmation of the subscription this store asked for has come. */
+        private final AtomicBoolean confirmed = new AtomicBoolean();
 
         @Override
         public void onMessage(Message message, byte @Nullable [] pattern) {
@@ -531,8 +541,11 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
         @Override
         public void onChannelSubscribed(byte[] channel, long count) {
-            // Also after the client re-subscribed by itself: what was published meanwhile was missed.
-            requestSynchronisation();
+            // The first is the store's own subscription, which synchronises anyway. A later one means the
+            // client reconnected and re-subscribed by itself: what was published meanwhile was missed.
+            if (!this.confirmed.compareAndSet(false, true)) {
+                requestSynchronisation();
+            }
         }
     }
 

@@ -288,7 +288,8 @@ final class RedisServer implements AutoCloseable {
             OutputStream out = socket.getOutputStream();
             StringBuilder request = new StringBuilder("*").append(arguments.length).append("\r\n");
             for (String argument : arguments) {
-                request.append('$').append(argument.getBytes(UTF_8).length).append("\r\n").append(argument).append("\r\n");
+                request.append('$').append(argument.getBytes(UTF_8).length).append("\r\n");
+                request.append(argument).append("\r\n");
             }
             out.write(request.toString().getBytes(UTF_8));
             out.flush();
