@@ -1,0 +1,439 @@
+package dev.inference.retry.autoconfigure.cooldown;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * {@link RedisCooldownStore} against a real {@code redis-server}: instances are stores on connection
+ * factories of their own. Local copies run on virtual clocks (fixed unless a test moves them) where
+ * the time is not what is tested; only the propagation latency is measured in real time.
+ */
+class RedisCooldownStoreTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+
+    private final String namespace = "app-" + UUID.randomUUID();
+
+    private final Instances instances = new Instances();
+
+    @AfterEach
+    void closeInstances() {
+        this.instances.close();
+    }
+
+    private RedisCooldownStore instance() {
+        return this.instances.start(port(), this.namespace);
+    }
+
+    private RedisCooldownStore instance(LongSupplier nanoTime) {
+        return this.instances.start(port(), this.namespace, nanoTime);
+    }
+
+    private RedisCooldownStore instance(UnaryOperator<RedisCooldownStore.Builder> customizer) {
+        return this.instances.start(port(), this.namespace, customizer);
+    }
+
+    private static int port() {
+        return redis.server().port();
+    }
+
+    private String redisKey(String key) {
+        return this.namespace + ":inference-retry:cooldown:" + key;
+    }
+
+    /** A clock that stands still unless the test moves it. */
+    private static AtomicLong clockAt(Duration reading) {
+        return new AtomicLong(reading.toNanos());
+    }
+
+    @Nested
+    class Sharing {
+
+        @Test
+        void aCooldownSetOnOneInstanceReachesTheOther() {
+            AtomicLong clock = clockAt(Duration.ZERO);
+            RedisCooldownStore first = instance(clock::get);
+            RedisCooldownStore second = instance(clock::get);
+
+            first.coolDown("openai", Duration.ofSeconds(20));
+
+            Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("openai").isZero());
+            assertThat(second.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+        }
+
+        @Test
+        void keepsTheCooldownInRedisUntilItEnds() throws Exception {
+            RedisCooldownStore store = instance(clockAt(Duration.ZERO)::get);
+
+            store.coolDown("openai", Duration.ofSeconds(20));
+            store.awaitQueued(DEADLINE);
+
+            assertThat(redis.server().pttl(redisKey("openai"))).isBetween(15_000L, 20_000L);
+        }
+
+        @Test
+        void neverShortensACooldownAcrossInstances() throws Exception {
+            AtomicLong clock = clockAt(Duration.ZERO);
+            RedisCooldownStore first = instance(clock::get);
+            RedisCooldownStore second = instance(clock::get);
+            first.coolDown("openai", Duration.ofSeconds(60));
+            Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("openai").isZero());
+
+            second.coolDown("openai", Duration.ofSeconds(10));
+            second.awaitQueued(DEADLINE);
+
+            assertThat(redis.server().pttl(redisKey("openai"))).isGreaterThan(50_000L);
+            assertThat(first.remaining("openai")).isEqualTo(Duration.ofSeconds(60));
+            assertThat(second.remaining("openai")).isEqualTo(Duration.ofSeconds(60));
+        }
+
+        @Test
+        void lengthensACooldownAcrossInstances() {
+            AtomicLong clock = clockAt(Duration.ZERO);
+            RedisCooldownStore first = instance(clock::get);
+            RedisCooldownStore second = instance(clock::get);
+            first.coolDown("openai", Duration.ofSeconds(10));
+            Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("openai").isZero());
+
+            second.coolDown("openai", Duration.ofSeconds(60));
+
+            Poll.until("lengthened on the first instance", DEADLINE,
+                    () -> first.remaining("openai").equals(Duration.ofSeconds(60)));
+            assertThat(redis.server().pttl(redisKey("openai"))).isGreaterThan(50_000L);
+        }
+
+        @Test
+        void anInstanceStartedLaterLearnsTheCooldownsInForceFromTheirTimeToLive() throws Exception {
+            RedisCooldownStore first = instance(clockAt(Duration.ZERO)::get);
+            first.coolDown("openai", Duration.ofSeconds(30));
+            first.coolDown("anthropic", Duration.ofSeconds(90));
+            first.awaitQueued(DEADLINE);
+
+            RedisCooldownStore later = instance(clockAt(Duration.ofHours(3))::get);
+
+            assertThat(later.remaining("openai")).isBetween(Duration.ofSeconds(25), Duration.ofSeconds(30));
+            assertThat(later.remaining("anthropic")).isBetween(Duration.ofSeconds(85), Duration.ofSeconds(90));
+        }
+
+        @Test
+        void keepsNamespacesApartEvenWhenTheirNamesHoldWildcards() throws Exception {
+            String wild = namespace + "*";
+            RedisCooldownStore first = instances.start(port(), wild, clockAt(Duration.ZERO)::get);
+            first.coolDown("openai", Duration.ofSeconds(30));
+            first.awaitQueued(DEADLINE);
+
+            RedisCooldownStore sameNamespace = instances.start(port(), wild, clockAt(Duration.ZERO)::get);
+            RedisCooldownStore otherNamespace = instances.start(port(), namespace + "-eu",
+                    clockAt(Duration.ZERO)::get);
+
+            assertThat(sameNamespace.remaining("openai")).isPositive();
+            assertThat(otherNamespace.remaining("openai")).isZero();
+        }
+
+        @Test
+        void answersWithoutAskingRedisWhetherACooldownIsInForceOrNot() throws Exception {
+            RedisCooldownStore store = instance(
+                    (builder) -> builder.nanoTime(clockAt(Duration.ZERO)::get).probeInterval(Duration.ofHours(1)));
+            store.coolDown("openai", Duration.ofSeconds(30));
+            Poll.until("written to Redis", DEADLINE, () -> redis.server().pttl(redisKey("openai")) > 0);
+            // Whatever the store had queued has run: from here on, only the calls could ask Redis.
+            store.awaitQueued(DEADLINE);
+            long before = commandsProcessed();
+
+            for (int i = 0; i < 10_000; i++) {
+                store.remaining("openai");
+                store.remaining("anthropic");
+            }
+
+            // The INFO command that reads the count is itself counted once.
+            assertThat(commandsProcessed()).isEqualTo(before + 1);
+        }
+
+        private long commandsProcessed() {
+            Matcher matcher = Pattern.compile("total_commands_processed:(\\d+)")
+                .matcher((String) redis.server().command("INFO", "stats"));
+            assertThat(matcher.find()).isTrue();
+            return Long.parseLong(matcher.group(1));
+        }
+
+        @Test
+        void ignoresMessagesThatAreNotCooldownsOnItsChannel() {
+            RedisCooldownStore store = instance(clockAt(Duration.ZERO)::get);
+            String channel = namespace + ":inference-retry:cooldowns";
+
+            redis.server().command("PUBLISH", channel, "hello");
+            redis.server().command("PUBLISH", channel, "-5 someone openai");
+            redis.server().command("PUBLISH", channel, "5000 someone anthropic");
+
+            Poll.until("the valid message heard", DEADLINE, () -> !store.remaining("anthropic").isZero());
+            assertThat(store.snapshot()).containsOnlyKeys("anthropic");
+        }
+    }
+
+    @Nested
+    class Propagation {
+
+        private static final int WARM_UP = 20;
+
+        private static final int TRIALS = 200;
+
+        @Test
+        void reachesAnotherInstanceWithin50MillisecondsAtTheNinetyNinthPercentile() throws Exception {
+            RedisCooldownStore first = instance();
+            RedisCooldownStore second = instance();
+            List<Long> micros = new ArrayList<>();
+
+            for (int trial = 0; trial < WARM_UP + TRIALS; trial++) {
+                String key = "account-" + trial;
+                long start = System.nanoTime();
+                first.coolDown(key, Duration.ofMinutes(1));
+                Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining(key).isZero());
+                if (trial >= WARM_UP) {
+                    micros.add((System.nanoTime() - start) / 1_000);
+                }
+            }
+
+            Collections.sort(micros);
+            long p50 = micros.get(TRIALS / 2 - 1);
+            long p99 = micros.get(TRIALS * 99 / 100 - 1);
+            long max = micros.get(TRIALS - 1);
+            System.out.printf("Cool-down propagation over %d trials: p50 %.2f ms, p99 %.2f ms, max %.2f ms "
+                    + "(load average %s)%n", TRIALS, p50 / 1000.0, p99 / 1000.0, max / 1000.0, loadAverage());
+            assertThat(p99).as("p99 in µs of %s", micros).isLessThan(50_000);
+        }
+
+        private static String loadAverage() throws Exception {
+            Path loadavg = Path.of("/proc/loadavg");
+            return Files.isReadable(loadavg) ? Files.readString(loadavg).trim() : "unknown";
+        }
+    }
+
+    @Nested
+    class ClockSkew {
+
+        @ParameterizedTest
+        @ValueSource(longs = { -10, 10, 24 * 60 })
+        void anInstanceWhoseClockIsOffByMinutesCountsTheRightTime(long minutesOff) {
+            long offset = Duration.ofMinutes(minutesOff).toNanos();
+            RedisCooldownStore first = instance();
+            RedisCooldownStore skewed = instance(() -> System.nanoTime() + offset);
+
+            first.coolDown("openai", Duration.ofSeconds(30));
+
+            Poll.until("heard by the skewed instance", DEADLINE, () -> !skewed.remaining("openai").isZero());
+            // Wide enough for a stalled machine, far narrower than the skew.
+            assertThat(skewed.remaining("openai")).isBetween(Duration.ofSeconds(25), Duration.ofSeconds(30));
+        }
+
+        @Test
+        void countsAHeardCooldownDownOnItsOwnClock() {
+            AtomicLong firstClock = clockAt(Duration.ZERO);
+            AtomicLong skewedClock = new AtomicLong(Long.MAX_VALUE - Duration.ofSeconds(5).toNanos());
+            RedisCooldownStore first = instance(firstClock::get);
+            RedisCooldownStore skewed = instance(skewedClock::get);
+            first.coolDown("openai", Duration.ofSeconds(30));
+            Poll.until("heard by the skewed instance", DEADLINE, () -> !skewed.remaining("openai").isZero());
+
+            skewedClock.addAndGet(Duration.ofSeconds(10).toNanos());
+
+            assertThat(skewed.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+        }
+    }
+
+    @Nested
+    class Closing {
+
+        @Test
+        void leavesNoThreadConnectionOrSubscriptionBehind() {
+            LettuceConnectionFactory factory = instances.connectionFactory(port());
+            try (RedisConnection connection = factory.getConnection()) {
+                connection.ping();
+            }
+            int clientsBefore = redis.server().clients();
+            RedisCooldownStore store = RedisCooldownStore.builder(factory, namespace).build();
+            store.coolDown("openai", Duration.ofSeconds(30));
+            Poll.until("subscribed", DEADLINE, () -> subscribers() == 1);
+            assertThat(storeThreads()).isNotEmpty();
+
+            store.close();
+
+            Poll.until("unsubscribed", DEADLINE, () -> subscribers() == 0 && redis.server().clients() == clientsBefore);
+            assertThat(storeThreads()).isEmpty();
+        }
+
+        @Test
+        void goesOnAnsweringFromItsLocalCopyOnceClosed() {
+            AtomicLong clock = clockAt(Duration.ZERO);
+            RedisCooldownStore store = instance(clock::get);
+            store.close();
+
+            store.coolDown("openai", Duration.ofSeconds(30));
+
+            assertThat(store.remaining("openai")).isEqualTo(Duration.ofSeconds(30));
+            assertThat(redis.server().pttl(redisKey("openai"))).isEqualTo(-2);
+            assertThat(store.errorCount()).isZero();
+        }
+
+        @Test
+        void closesOnceHoweverOftenItIsClosed() {
+            RedisCooldownStore store = instance();
+
+            store.close();
+            store.destroy();
+            store.close();
+
+            assertThat(storeThreads()).isEmpty();
+        }
+
+        private long subscribers() {
+            @SuppressWarnings("unchecked")
+            List<Object> reply = (List<Object>) redis.server()
+                .command("PUBSUB", "NUMSUB", namespace + ":inference-retry:cooldowns");
+            return (Long) reply.get(1);
+        }
+
+        private List<Thread> storeThreads() {
+            String name = "inference-retry-cooldown-" + namespace;
+            return Thread.getAllStackTraces()
+                .keySet()
+                .stream()
+                .filter((thread) -> thread.isAlive() && thread.getName().equals(name))
+                .toList();
+        }
+    }
+
+    @Nested
+    class Outage {
+
+        private final LogCapture logs = new LogCapture();
+
+        @AfterEach
+        void stopCapturing() {
+            this.logs.close();
+        }
+
+        @Test
+        void goesOnLocallyWarnsOnceAndSharesAgainWhenRedisIsBack() throws Exception {
+            try (RedisServer own = RedisServer.start()) {
+                AtomicLong clock = clockAt(Duration.ZERO);
+                RedisCooldownStore first = startProbingOften(own, clock);
+                RedisCooldownStore second = startProbingOften(own, clock);
+                first.coolDown("before", Duration.ofMinutes(2));
+                Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("before").isZero());
+
+                own.kill();
+                Poll.until("failures counted", DEADLINE, () -> first.errorCount() >= 3 && second.errorCount() >= 3);
+                long start = System.nanoTime();
+                first.coolDown("during", Duration.ofMinutes(2));
+                Duration during = first.remaining("during");
+                Duration callsTook = Duration.ofNanos(System.nanoTime() - start);
+
+                assertThat(during).isEqualTo(Duration.ofMinutes(2));
+                assertThat(callsTook).isLessThan(Instances.COMMAND_TIMEOUT);
+                assertThat(second.remaining("during")).isZero();
+                assertThat(first.isRedisReachable()).isFalse();
+                assertThat(this.logs.messages(Level.WARN)).hasSize(2)
+                    .allSatisfy((message) -> assertThat(message).startsWith("Redis is unreachable"));
+
+                own.restart();
+                Poll.until("the cool-down set in the outage heard", DEADLINE,
+                        () -> !second.remaining("during").isZero());
+                Poll.until("both instances back", DEADLINE,
+                        () -> first.isRedisReachable() && second.isRedisReachable());
+                first.coolDown("after", Duration.ofMinutes(2));
+                Poll.until("a new cool-down heard", DEADLINE, () -> !second.remaining("after").isZero());
+
+                assertThat(own.pttl(redisKey("before"))).as("written again to the restarted server").isPositive();
+                assertThat(own.pttl(redisKey("during"))).isPositive();
+                assertThat(this.logs.messages(Level.WARN)).hasSize(2);
+                assertThat(this.logs.messages(Level.INFO)).hasSize(2)
+                    .allSatisfy((message) -> assertThat(message).startsWith("Redis is reachable again"));
+            }
+        }
+
+        @Test
+        void learnsWhatWasMissedWhenTheClientReconnectsByItself() {
+            try (RedisServer own = RedisServer.start()) {
+                AtomicLong clock = clockAt(Duration.ZERO);
+                // No probe in this test's time: only the client's own reconnection can bring sharing back.
+                RedisCooldownStore first = start(own, clock, Duration.ofHours(1));
+                RedisCooldownStore second = start(own, clock, Duration.ofHours(1));
+                first.coolDown("before", Duration.ofMinutes(2));
+                Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("before").isZero());
+
+                own.kill();
+                own.restart();
+
+                Poll.until("written again to the restarted server", DEADLINE, () -> own.pttl(redisKey("before")) > 0);
+                first.coolDown("after", Duration.ofMinutes(2));
+                Poll.until("a new cool-down heard", DEADLINE, () -> !second.remaining("after").isZero());
+            }
+        }
+
+        @Test
+        void startsWithoutRedisAndSharesOnceItAnswers() throws Exception {
+            try (RedisServer own = RedisServer.start()) {
+                own.kill();
+                AtomicLong clock = clockAt(Duration.ZERO);
+
+                RedisCooldownStore store = startProbingOften(own, clock);
+                store.coolDown("openai", Duration.ofSeconds(30));
+
+                assertThat(store.remaining("openai")).isEqualTo(Duration.ofSeconds(30));
+                assertThat(store.errorCount()).isPositive();
+                assertThat(this.logs.messages(Level.WARN)).hasSize(1);
+
+                own.restart();
+                Poll.until("written once Redis answers", DEADLINE, () -> own.pttl(redisKey("openai")) > 0);
+                RedisCooldownStore later = startProbingOften(own, clock);
+                assertThat(later.remaining("openai")).isPositive();
+            }
+        }
+
+        private RedisCooldownStore startProbingOften(RedisServer server, AtomicLong clock) {
+            return start(server, clock, Duration.ofMillis(100));
+        }
+
+        private RedisCooldownStore start(RedisServer server, AtomicLong clock, Duration probeInterval) {
+            return instances.start(server.port(), namespace,
+                    (builder) -> builder.nanoTime(clock::get).probeInterval(probeInterval));
+        }
+    }
+
+    @Test
+    void showsItsNamespaceAndLocalCopy() {
+        RedisCooldownStore store = instance(clockAt(Duration.ZERO)::get);
+
+        store.coolDown("openai", Duration.ofSeconds(30));
+
+        assertThat(store.namespace()).isEqualTo(this.namespace);
+        assertThat(store.snapshot()).isEqualTo(Map.of("openai", Duration.ofSeconds(30)));
+        assertThat(store).hasToString("RedisCooldownStore[namespace=" + this.namespace
+                + ", reachable=true, local={openai=PT30S}]");
+    }
+}
