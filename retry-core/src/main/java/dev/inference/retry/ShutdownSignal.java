@@ -115,7 +115,8 @@ public final class ShutdownSignal implements AutoCloseable {
         Thread self = Thread.currentThread();
         long start = System.nanoTime();
         this.waiters.add(self);
-        try (CallContext.Registration cancelled = context.onCancel(() -> LockSupport.unpark(self))) {
+        CallContext.Registration cancelled = context.onCancel(() -> LockSupport.unpark(self));
+        try {
             // Registered before checking, so a shutDown() or cancel() racing with us is seen or unparks us.
             while (!isShutDown() && !context.isDone()) {
                 if (Thread.interrupted()) {
@@ -129,6 +130,7 @@ public final class ShutdownSignal implements AutoCloseable {
             }
         }
         finally {
+            cancelled.close();
             this.waiters.remove(self);
         }
     }
