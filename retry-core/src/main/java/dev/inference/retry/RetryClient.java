@@ -198,7 +198,7 @@ public final class RetryClient implements InferenceClient {
             RuntimeException deciding = Classification.decidingFailure(failure);
             AttemptEvent event = (this.listener != null)
                     ? new AttemptEvent(this.name, step.operation, attempt, failure, deciding != null) : null;
-            if (event != null) {
+            if (this.listener != null && event != null) {
                 this.listener.attemptFinished(event);
             }
             // Permanent: the caller gets the failure exactly as the inner client threw it.
@@ -210,7 +210,7 @@ public final class RetryClient implements InferenceClient {
                 ExhaustedException exhausted = new ExhaustedException(attempt, failure);
                 suppressAll(exhausted, recovered);
                 suppressAll(exhausted, closeFailures);
-                if (event != null) {
+                if (this.listener != null && event != null) {
                     this.listener.exhausted(event, exhausted);
                 }
                 throw exhausted;
@@ -228,7 +228,7 @@ public final class RetryClient implements InferenceClient {
                 throw suppressing(new DeadlineExceededException("The call's deadline would pass during the "
                         + delay + " wait before attempt " + (attempt + 1)), failure, closeFailures);
             }
-            if (event != null) {
+            if (this.listener != null && event != null) {
                 this.listener.retryScheduled(event, delay);
             }
             try {
