@@ -266,7 +266,7 @@ public final class CallContext {
             return 0;
         }
         // Long.MAX_VALUE nanoseconds are some 292 years: a wait that long is a wait forever.
-        return (duration.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L) ? Long.MAX_VALUE : duration.toNanos();
+        return (duration.toSeconds() >= Long.MAX_VALUE / 1_000_000_000L) ? Long.MAX_VALUE : duration.toNanos();
     }
 
     /**
