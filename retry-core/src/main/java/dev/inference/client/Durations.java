@@ -61,7 +61,7 @@ public final class Durations {
         if (fitsInNanos(duration)) {
             return Duration.ofNanos((long) (duration.toNanos() * factor));
         }
-        return Duration.ofSeconds((long) (duration.getSeconds() * factor));
+        return Duration.ofSeconds((long) (duration.toSeconds() * factor));
     }
 
     /**
@@ -71,6 +71,6 @@ public final class Durations {
      * @return {@code true} when {@link Duration#toNanos()} cannot overflow
      */
     static boolean fitsInNanos(Duration duration) {
-        return duration.getSeconds() < MAX_NANOS_SECONDS;
+        return duration.toSeconds() < MAX_NANOS_SECONDS;
     }
 }

@@ -44,7 +44,10 @@ public class HalfOpenStreamException extends RuntimeException {
      * @return the cause, never {@code null}
      */
     @Override
+    // Not synchronized: the core declares no synchronized method, and super.getCause() takes Throwable's lock.
+    @SuppressWarnings("UnsynchronizedOverridesSynchronized")
     public RuntimeException getCause() {
-        return (RuntimeException) super.getCause();
+        // The constructor required a cause, and Throwable lets no one replace it afterwards.
+        return (RuntimeException) Objects.requireNonNull(super.getCause(), "cause");
     }
 }

@@ -38,9 +38,9 @@ public record Policy(int stableRetries, Duration stableDelay, int maxAttempts, D
     public Policy(int stableRetries, @Nullable Duration stableDelay, int maxAttempts, @Nullable Duration maxDelay) {
         validate(stableRetries, stableDelay, maxAttempts, maxDelay, Field::component);
         this.stableRetries = stableRetries;
-        this.stableDelay = stableDelay;
+        this.stableDelay = Objects.requireNonNull(stableDelay, "validated above");
         this.maxAttempts = maxAttempts;
-        this.maxDelay = maxDelay;
+        this.maxDelay = Objects.requireNonNull(maxDelay, "validated above");
     }
 
     /**

@@ -48,8 +48,10 @@ public final class Retrier {
 
     private final String cooldownKey;
 
-    /** The event of a first attempt that succeeded, per operation ordinal: the same for every call. */
-    private final AttemptEvent[] firstAttemptSucceeded;
+    /** The events of a first attempt that succeeded, one per operation: the same for every call. */
+    private final AttemptEvent firstInvokeSucceeded;
+
+    private final AttemptEvent firstStreamSucceeded;
 
     private Retrier(Builder builder) {
         this.policy = builder.policy;
@@ -63,10 +65,8 @@ public final class Retrier {
         this.cooldownStore = builder.cooldownStore;
         this.observer = builder.observer;
         this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
-        this.firstAttemptSucceeded = new AttemptEvent[Operation.values().length];
-        for (Operation operation : Operation.values()) {
-            this.firstAttemptSucceeded[operation.ordinal()] = new AttemptEvent(this.name, operation, 1, null, false);
-        }
+        this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
+        this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
     }
 
     /**
@@ -125,7 +125,8 @@ public final class Retrier {
             this.budget.succeeded();
         }
         if (this.listener != null) {
-            this.listener.attemptFinished(this.firstAttemptSucceeded[operation.ordinal()]);
+            this.listener.attemptFinished(
+                    (operation == Operation.INVOKE) ? this.firstInvokeSucceeded : this.firstStreamSucceeded);
         }
     }
 

@@ -197,9 +197,11 @@ public final class RetryClient implements InferenceClient {
                 pause(decision.delay(), context, execution);
                 execution.beginNextAttempt();
             }
-            for (Duration cooldown; !(cooldown = execution.cooldownBeforeAttempt()).isZero();) {
+            Duration cooldown = execution.cooldownBeforeAttempt();
+            while (!cooldown.isZero()) {
                 pause(cooldown, context, execution);
                 execution.endCooldownWait();
+                cooldown = execution.cooldownBeforeAttempt();
             }
             T result;
             try {

@@ -22,9 +22,11 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * RetryExecution execution = retrier.start(Operation.INVOKE, context);
  * for (;;) {
- *     for (Duration cooldown; !(cooldown = execution.cooldownBeforeAttempt()).isZero();) {
+ *     Duration cooldown = execution.cooldownBeforeAttempt();
+ *     while (!cooldown.isZero()) {
  *         wait(cooldown);                // a provider asked every caller of its account to hold off
  *         execution.endCooldownWait();   // throws if the caller gave up during the wait
+ *         cooldown = execution.cooldownBeforeAttempt();
  *     }
  *     try {
  *         Response response = attempt();
@@ -171,7 +173,7 @@ public final class RetryExecution {
         RetryListener listener = this.retrier.listener();
         AttemptEvent event = (listener != null || this.observation != null)
                 ? new AttemptEvent(this.retrier.name(), this.operation, this.attempt, failure, retryable) : null;
-        if (listener != null) {
+        if (listener != null && event != null) {
             listener.attemptFinished(event);
         }
         Decision decision = decide(failure, classification, event, listener);
@@ -219,7 +221,7 @@ public final class RetryExecution {
         this.state = State.WAITING;
         this.latestFailure = failure;
         this.backoff = delay;
-        if (listener != null) {
+        if (listener != null && event != null) {
             listener.retryScheduled(event, delay);
         }
         return Decision.retryAfter(delay);

@@ -65,7 +65,8 @@ class AttemptObserverTests {
     void seesThatAPermanentFailureEndsTheCall() {
         this.inner.thenFail(new HttpStatusException(400, "bad request", null));
 
-        catchThrowable(() -> client().stream(REQUEST, CallContext.background()));
+        assertThat(catchThrowable(() -> client().stream(REQUEST, CallContext.background())))
+            .isInstanceOf(HttpStatusException.class);
 
         assertThat(this.seen).containsExactly("started chat STREAM #1 after 0", "ended #1 http_400, last");
     }
@@ -75,7 +76,8 @@ class AttemptObserverTests {
         HttpStatusException overloaded = new HttpStatusException(503, "overloaded", null);
         this.inner.thenFail(overloaded, overloaded, overloaded);
 
-        catchThrowable(() -> client().invoke(REQUEST, CallContext.background()));
+        assertThat(catchThrowable(() -> client().invoke(REQUEST, CallContext.background())))
+            .isInstanceOf(ExhaustedException.class);
 
         assertThat(this.seen).last().isEqualTo("ended #3 http_503, last");
     }

@@ -193,7 +193,8 @@ class RetryBudgetTests {
             RetryBudget budget = budget(10, "0.1");
             this.inner.thenFail(new HttpStatusException(400, "bad request", null));
 
-            catchThrowable(() -> client(budget, THREE_ATTEMPTS).invoke(REQUEST, CallContext.background()));
+            assertThat(catchThrowable(() -> client(budget, THREE_ATTEMPTS).invoke(REQUEST, CallContext.background())))
+                .isInstanceOf(HttpStatusException.class);
 
             assertThat(budget.tokens()).isEqualByComparingTo("10");
         }

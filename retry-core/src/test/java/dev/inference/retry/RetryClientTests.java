@@ -388,7 +388,7 @@ class RetryClientTests {
         void reportsAPermanentFailureAndNothingMore() {
             HttpStatusException forbidden = status(403);
             RetryClientTests.this.inner.thenFail(forbidden);
-            catchThrowable(() -> retrying(FIVE_ATTEMPTS).invoke(REQUEST));
+            assertThat(catchThrowable(() -> retrying(FIVE_ATTEMPTS).invoke(REQUEST))).isSameAs(forbidden);
             assertThat(RetryClientTests.this.listener.calls()).containsExactly(new Finished(invoke(1, forbidden, false)));
         }
 

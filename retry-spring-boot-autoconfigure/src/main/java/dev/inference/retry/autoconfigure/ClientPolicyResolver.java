@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -51,7 +52,7 @@ final class ClientPolicyResolver {
         waitable(beanName, maxDelay);
         try {
             return Policy.of(stableRetries.require(), stableDelay.require(), maxAttempts.require(), maxDelay.require(),
-                    (field) -> fields.get(field).property);
+                    (field) -> Objects.requireNonNull(fields.get(field), "every field is in the map").property);
         }
         catch (ConfigException ex) {
             // Policy.of named the property in the field and the rule; every value is set by now.

@@ -65,20 +65,14 @@ public final class RetryTags {
     public static String error(Throwable failure) {
         Classification classification = Classification.of(failure);
         Throwable deciding = classification.decidingCause().orElse(failure);
-        switch (classification.kind()) {
-            case CANCELLED:
-                return "cancelled";
-            case DEADLINE:
-                return "deadline";
-            case SHUTDOWN:
-                return "shutdown";
-            case NETWORK:
-                return "network";
-            case HTTP_STATUS:
-                return "http_" + ((HttpStatusException) deciding).status();
-            default:
-                return className(deciding);
-        }
+        return switch (classification.kind()) {
+            case CANCELLED -> "cancelled";
+            case DEADLINE -> "deadline";
+            case SHUTDOWN -> "shutdown";
+            case NETWORK -> "network";
+            case HTTP_STATUS -> "http_" + ((HttpStatusException) deciding).status();
+            case EXHAUSTED, UNTYPED -> className(deciding);
+        };
     }
 
     private static String className(Throwable failure) {

@@ -76,18 +76,17 @@ final class SseStreamReader implements StreamReader {
             return true;
         }
         catch (RuntimeException ex) {
-            end(StreamResult.failed(ex));
             // A concurrent close() may have ended the stream first: report what ended it.
-            throw this.result.get().failure().orElse(ex);
+            throw end(StreamResult.failed(ex)).failure().orElse(ex);
         }
     }
 
     @Override
     public StreamEvent next() {
-        if (!hasNext()) {
+        StreamEvent event = hasNext() ? this.pending : null;
+        if (event == null) {
             throw new NoSuchElementException("The stream has ended");
         }
-        StreamEvent event = this.pending;
         this.pending = null;
         return event;
     }
@@ -164,17 +163,23 @@ final class SseStreamReader implements StreamReader {
     }
 
     private RuntimeException interrupted(@Nullable IOException cause, String message) {
-        if (this.closed.get()) {
-            return this.result.get().failure().orElseThrow();
+        // close() sets the flag before it ends the stream: until it has ended it, this is an ordinary failure.
+        StreamResult ended = this.result.get();
+        if (this.closed.get() && ended != null) {
+            return ended.failure().orElseThrow();
         }
         return this.guard.abortFailure(cause).orElseGet(() -> new NetworkException(message, cause));
     }
 
-    private void end(StreamResult ended) {
-        if (this.result.compareAndSet(null, ended)) {
-            closeBody();
-            this.guard.close();
+    /** Ends the stream unless it has already ended, and returns what ended it. */
+    private StreamResult end(StreamResult ended) {
+        StreamResult first = this.result.compareAndExchange(null, ended);
+        if (first != null) {
+            return first;
         }
+        closeBody();
+        this.guard.close();
+        return ended;
     }
 
     /** Closes the body itself, not the buffered reader, whose lock a blocked read may be holding. */

@@ -213,7 +213,7 @@ public final class FlakyProvider implements AutoCloseable {
                 request = Wire.readRequest(in);
             }
             catch (Wire.MalformedRequestException ex) {
-                sendError(out, 400, "Bad Request", ex.getMessage(), "invalid_request_error", "malformed_http");
+                sendError(out, 400, "Bad Request", ex.reason(), "invalid_request_error", "malformed_http");
                 return;
             }
             if (request == null) {

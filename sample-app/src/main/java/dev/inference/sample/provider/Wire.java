@@ -31,8 +31,16 @@ final class Wire {
 
         private static final long serialVersionUID = 1L;
 
-        MalformedRequestException(String message) {
-            super(message);
+        private final String reason;
+
+        MalformedRequestException(String reason) {
+            super(reason);
+            this.reason = reason;
+        }
+
+        /** Returns what is wrong with the request, for the 400 answer's message. */
+        String reason() {
+            return this.reason;
         }
     }
 

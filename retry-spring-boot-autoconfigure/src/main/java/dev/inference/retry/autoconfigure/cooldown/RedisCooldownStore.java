@@ -185,9 +185,11 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         return new Builder(connectionFactory, namespace);
     }
 
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void start(Duration startupWait) {
         submit(this::subscribeAndSynchronise);
         long interval = Durations.toWaitNanos(this.probeInterval);
+        // Ended by shutting the executor down in close(); a failing probe counts and logs its own error.
         this.executor.scheduleWithFixedDelay(this::probe, interval, interval, TimeUnit.NANOSECONDS);
         try {
             this.firstAttempt.get(Durations.toWaitNanos(startupWait), TimeUnit.NANOSECONDS);
@@ -438,6 +440,8 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
     }
 
+    // A concurrent set: removing while iterating is safe, and a key added meanwhile waits for the next round.
+    @SuppressWarnings("ModifyCollectionInEnhancedForLoop")
     private void writeUnwritten(RedisConnection connection) {
         for (String key : this.unwritten) {
             this.unwritten.remove(key);

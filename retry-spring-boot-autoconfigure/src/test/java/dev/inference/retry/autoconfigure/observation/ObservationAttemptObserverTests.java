@@ -10,6 +10,7 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
 import io.micrometer.common.KeyValue;
@@ -120,7 +121,8 @@ class ObservationAttemptObserverTests {
         overloaded();
         overloaded();
 
-        catchThrowable(() -> client().invoke(REQUEST, CallContext.background()));
+        assertThat(catchThrowable(() -> client().invoke(REQUEST, CallContext.background())))
+            .isInstanceOf(ExhaustedException.class);
 
         assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo("inference.retry.attempt", 3)
             .doesNotHaveAnyRemainingCurrentObservation();
