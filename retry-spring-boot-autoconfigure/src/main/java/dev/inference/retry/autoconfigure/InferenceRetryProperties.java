@@ -30,6 +30,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     private final Map<String, Client> clients = new LinkedHashMap<>();
 
+    private final Observations observations = new Observations();
+
     /**
      * Returns whether {@code InferenceClient} beans are wrapped.
      *
@@ -55,6 +57,46 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     public Map<String, Client> getClients() {
         return this.clients;
+    }
+
+    /**
+     * Returns the settings of the observations of attempts.
+     *
+     * @return the observation settings
+     */
+    public Observations getObservations() {
+        return this.observations;
+    }
+
+    /**
+     * Settings of the Micrometer observations of attempts, under {@code inference.retry.observations}.
+     */
+    public static class Observations {
+
+        /**
+         * Whether to observe each attempt as an Observation named inference.retry.attempt (one span
+         * per attempt with Micrometer Tracing). Off unless set: with the actuator it adds a timer
+         * per attempt to every call.
+         */
+        private boolean enabled;
+
+        /**
+         * Returns whether attempts are observed.
+         *
+         * @return {@code true} when each attempt is an observation
+         */
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        /**
+         * Sets whether attempts are observed.
+         *
+         * @param enabled {@code true} to observe each attempt
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /**

@@ -51,12 +51,12 @@ class InferenceRetryPropertiesTests {
     }
 
     @Test
-    void givesOnlyEnabledADefault() throws IOException {
+    void givesOnlyTheSwitchesADefault() throws IOException {
         List<Map<String, Object>> properties = metadata().read("$.properties[*]");
         assertThat(properties)
             .filteredOn((property) -> ((String) property.get("name")).startsWith("inference.retry.")
                     && property.containsKey("defaultValue"))
             .extracting((property) -> property.get("name") + " = " + property.get("defaultValue"))
-            .containsExactly("inference.retry.enabled = true");
+            .containsExactlyInAnyOrder("inference.retry.enabled = true", "inference.retry.observations.enabled = false");
     }
 }
