@@ -3,6 +3,7 @@ package dev.inference.sample.web;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import dev.inference.retry.ExhaustedException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -11,7 +12,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Turns the failures of inference calls into RFC 9457 problem details: 503 when the provider kept
- * failing until the retries ran out (with their number as {@code attempts}), 502 when it failed in
+ * failing until the retries ran out (with their number as {@code attempts}) or when this instance is
+ * shutting down and ended the call's wait before a retry, 502 when it failed in
  * a way no retry can mend, 504 when the call's deadline passed. The same details describe a stream
  * that fails once it is under way, in its {@code error} event.
  */
@@ -19,7 +21,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 class ChatFailures {
 
     @ExceptionHandler({ ExhaustedException.class, HttpStatusException.class, NetworkException.class,
-            DeadlineExceededException.class })
+            DeadlineExceededException.class, ShutdownException.class })
     ProblemDetail inferenceFailed(RuntimeException ex) {
         return problem(ex);
     }
@@ -47,6 +49,13 @@ class ChatFailures {
         if (failure instanceof NetworkException) {
             ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
             problem.setTitle("Provider connection failed");
+            return problem;
+        }
+        if (failure instanceof ShutdownException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                    "This instance is shutting down and will not retry the call; try again, another instance "
+                            + "will answer: " + failure.getMessage());
+            problem.setTitle("Shutting down");
             return problem;
         }
         if (failure instanceof DeadlineExceededException) {
