@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -40,9 +39,8 @@ final class SseStreamReader implements StreamReader {
 
     private final ChatCompletions json;
 
+    /** Set once, by whichever ends the stream first: the reading thread or {@link #close()}. */
     private final AtomicReference<@Nullable StreamResult> result = new AtomicReference<>();
-
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private @Nullable StreamEvent pending;
 
@@ -103,11 +101,12 @@ final class SseStreamReader implements StreamReader {
 
     /**
      * Closes the body. A stream that has not ended by then ends with a
-     * {@link CancellationException}.
+     * {@link CancellationException}, which a read blocked in another thread then throws as well.
      */
     @Override
     public void close() {
-        if (this.closed.compareAndSet(false, true)) {
+        if (this.result.get() == null) {
+            // The result is set before the body is closed, so a read that the close cuts short finds it.
             end(StreamResult.failed(new CancellationException("The stream reader was closed before the stream ended")));
         }
     }
@@ -164,8 +163,10 @@ final class SseStreamReader implements StreamReader {
     }
 
     private RuntimeException interrupted(@Nullable IOException cause, String message) {
-        if (this.closed.get()) {
-            return this.result.get().failure().orElseThrow();
+        StreamResult ended = this.result.get();
+        if (ended != null && ended.failure().isPresent()) {
+            // Closed meanwhile: what ended the stream is the close, not the read it cut short.
+            return ended.failure().get();
         }
         return this.guard.abortFailure(cause).orElseGet(() -> new NetworkException(message, cause));
     }
