@@ -341,7 +341,7 @@ class HostileConfigurationTests {
                 .run((context) -> {
                     InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
                     String json = JsonMapper.builder().build().writeValueAsString(endpoint.clients());
-                    assertThat(json).contains("\"openai\":{\"policy\":{\"stableRetries\":1")
+                    assertThat(json).contains("\"openai\":{\"name\":\"openai\",\"policy\":{\"stableRetries\":1")
                         .doesNotContain(SECRET);
                     assertThat(JsonMapper.builder().build().writeValueAsString(endpoint.client("openai")))
                         .doesNotContain(SECRET);

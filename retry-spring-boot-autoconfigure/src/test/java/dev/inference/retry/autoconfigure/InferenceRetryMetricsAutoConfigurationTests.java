@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -60,6 +61,24 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 assertThat(exhausted(registry, client, "stream")).isZero();
             }
         });
+    }
+
+    @ParameterizedTest
+    @ValueSource(classes = { InferenceRetryAutoConfigurationTests.OwnRetryClient.class,
+            InferenceRetryAutoConfigurationTests.OwnRetryClientAfterAnother.class })
+    void registersTheExhaustedCountersOfAClientThatIsARetryClientAlreadyUnderItsOwnName(Class<?> configuration) {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                    InferenceRetryMetricsAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class, configuration)
+            .withBean(SimpleMeterRegistry.class)
+            .withPropertyValues(TestClients.POLICY)
+            .run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.find(MeterRetryListener.EXHAUSTED).tag("client", "openai").counters()).isEmpty();
+                assertThat(exhausted(registry, "own", "invoke")).isZero();
+                assertThat(exhausted(registry, "own", "stream")).isZero();
+            });
     }
 
     static Stream<Arguments> failures() {
