@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -33,9 +35,11 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * retry must resolve to a policy. A bean whose declared type tells that it is not a
  * {@code RetryClient} fails startup at once when it does not; a bean declared as a type that a
  * {@code RetryClient} could be (such as {@code InferenceClient}) is left for its object to decide.</li>
- * <li>Once every eager singleton exists ({@link #afterSingletonsInstantiated()}): each bean left to
- * its object that has no valid policy is made, if it is a {@code @Lazy} singleton not made yet, and
- * fails startup unless it is a {@code RetryClient}. A lazy bean with a valid policy is not made.</li>
+ * <li>Once every eager singleton exists ({@link #afterSingletonsInstantiated()}): the products of
+ * raw {@code FactoryBean}s, whose type only the factory knows, are found and validated the same way,
+ * a {@code @Lazy} factory being made for it (never its product). Then each bean left to its object
+ * that has no valid policy is made, if it is a {@code @Lazy} singleton not made yet, and fails
+ * startup unless it is a {@code RetryClient}. A lazy bean with a valid policy is not made.</li>
  * </ol>
  */
 final class RetriedClients implements SmartInitializingSingleton {
@@ -44,25 +48,21 @@ final class RetriedClients implements SmartInitializingSingleton {
 
     private final ConfigurableListableBeanFactory beanFactory;
 
-    /** Every {@code InferenceClient} bean found at startup, retried or not, in registration order. */
-    private final List<String> found;
+    /** Every {@code InferenceClient} bean found at startup, retried or not, in the order found. */
+    private final List<String> found = new CopyOnWriteArrayList<>();
 
     /** The beans to wrap, each with its policy. */
-    private final Map<String, Policy> policies;
+    private final Map<String, Policy> policies = new ConcurrentHashMap<>();
 
     /** The beans without a valid policy that need none if their object is a {@code RetryClient}. */
-    private final Map<String, InvalidRetryPropertyException> unresolved;
+    private final Map<String, InvalidRetryPropertyException> unresolved = new ConcurrentHashMap<>();
 
     /** The retrying client the application context holds for a bean, once it is made; in the order made. */
     private final Map<String, Retrying> made = Collections.synchronizedMap(new LinkedHashMap<>());
 
-    private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory,
-            List<String> found, Map<String, Policy> policies, Map<String, InvalidRetryPropertyException> unresolved) {
+    private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
         this.properties = properties;
         this.beanFactory = beanFactory;
-        this.found = List.copyOf(found);
-        this.policies = Map.copyOf(policies);
-        this.unresolved = Map.copyOf(unresolved);
     }
 
     /**
@@ -78,41 +78,54 @@ final class RetriedClients implements SmartInitializingSingleton {
      *     without a complete, valid policy
      */
     static RetriedClients resolve(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
-        List<String> clients = new ArrayList<>();
+        RetriedClients clients = new RetriedClients(properties, beanFactory);
+        List<String> names = new ArrayList<>();
         // allowEagerInit = false: find lazy beans and typed FactoryBeans without creating anything.
         for (String name : beanFactory.getBeanNamesForType(InferenceClient.class, true, false)) {
             if (!ScopedProxyUtils.isScopedTarget(name)) {
-                clients.add(name);
+                names.add(name);
             }
         }
-        for (String name : properties.getClients().keySet()) {
-            if (!clients.contains(name) && !isOfUnknownType(beanFactory, name)) {
-                throw InvalidRetryPropertyException.unknownClient(name, "inference.retry.clients." + name, clients);
+        clients.found.addAll(names);
+        clients.checkClientEntries(false);
+        names.forEach(clients::resolvePolicy);
+        return clients;
+    }
+
+    /**
+     * Checks that every entry under {@code inference.retry.clients} names a bean found, or a bean
+     * whose type is still unknown.
+     *
+     * @param allowFactoryBeanInit whether a {@code FactoryBean} may be made to tell its product's type
+     */
+    private void checkClientEntries(boolean allowFactoryBeanInit) {
+        for (String name : this.properties.getClients().keySet()) {
+            if (!this.found.contains(name) && !isOfUnknownType(name, allowFactoryBeanInit)) {
+                throw InvalidRetryPropertyException.unknownClient(name, "inference.retry.clients." + name, this.found);
             }
         }
-        Map<String, Policy> policies = new LinkedHashMap<>();
-        Map<String, InvalidRetryPropertyException> unresolved = new LinkedHashMap<>();
-        for (String name : clients) {
-            Class<?> type = beanFactory.getType(name, false);
-            if (!isEnabled(properties, name) || (type != null && RetryClient.class.isAssignableFrom(type))) {
-                continue;
-            }
-            try {
-                policies.put(name, ClientPolicyResolver.resolve(name, properties));
-            }
-            catch (InvalidRetryPropertyException ex) {
-                if (!couldBeARetryClient(type) || !isSingleton(beanFactory, name)) {
-                    throw ex;
-                }
-                unresolved.put(name, ex);
-            }
+    }
+
+    /** Resolves the policy of a bean found, or leaves the bean to its object when that may decide. */
+    private void resolvePolicy(String name) {
+        Class<?> type = this.beanFactory.getType(name, false);
+        if (!isEnabled(this.properties, name) || (type != null && RetryClient.class.isAssignableFrom(type))) {
+            return;
         }
-        return new RetriedClients(properties, beanFactory, clients, policies, unresolved);
+        try {
+            this.policies.put(name, ClientPolicyResolver.resolve(name, this.properties));
+        }
+        catch (InvalidRetryPropertyException ex) {
+            if (!couldBeARetryClient(type) || !isSingleton(name)) {
+                throw ex;
+            }
+            this.unresolved.put(name, ex);
+        }
     }
 
     /** A bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
-    private static boolean isOfUnknownType(ConfigurableListableBeanFactory beanFactory, String name) {
-        return beanFactory.containsBean(name) && beanFactory.getType(name, false) == null;
+    private boolean isOfUnknownType(String name, boolean allowFactoryBeanInit) {
+        return this.beanFactory.containsBean(name) && this.beanFactory.getType(name, allowFactoryBeanInit) == null;
     }
 
     /** Whether a bean declared as this type (null when unknown) may turn out to be a RetryClient. */
@@ -121,9 +134,10 @@ final class RetriedClients implements SmartInitializingSingleton {
     }
 
     /** Whether the bean is a singleton, told from its definition so that nothing is made to tell. */
-    private static boolean isSingleton(ConfigurableListableBeanFactory beanFactory, String name) {
-        return beanFactory.containsBeanDefinition(name) ? beanFactory.getMergedBeanDefinition(name).isSingleton()
-                : beanFactory.containsSingleton(name);
+    private boolean isSingleton(String name) {
+        return this.beanFactory.containsBeanDefinition(name)
+                ? this.beanFactory.getMergedBeanDefinition(name).isSingleton()
+                : this.beanFactory.containsSingleton(name);
     }
 
     private static boolean isEnabled(InferenceRetryProperties properties, String name) {
@@ -132,17 +146,38 @@ final class RetriedClients implements SmartInitializingSingleton {
     }
 
     /**
-     * The second step of validation, once every eager singleton exists: makes each bean left to its
-     * object that has no valid policy, unless it is made already, so that it fails startup unless it
-     * is a {@code RetryClient}.
+     * The second step of validation, once every eager singleton exists. First, the products of
+     * {@code FactoryBean}s that do not declare their type are found, making a {@code @Lazy} factory
+     * (not its product) if it must be made to tell, as Spring does to autowire by type; they are
+     * validated like the others, and so are the entries under {@code inference.retry.clients}
+     * again. Then each bean left to its object that has no valid policy is made, unless it is made
+     * already, so that it fails startup unless it is a {@code RetryClient}.
      *
-     * @throws RuntimeException what making such a bean threw: an {@link InvalidRetryPropertyException}
-     *     (as the cause of a {@code BeanCreationException}) when it is not a {@code RetryClient}
+     * @throws InvalidRetryPropertyException for an entry under {@code inference.retry.clients} that
+     *     names no {@code InferenceClient} bean, or a bean found now without a complete, valid policy
+     * @throws RuntimeException what making a bean left to its object threw: an
+     *     {@link InvalidRetryPropertyException} (as the cause of a {@code BeanCreationException}) when
+     *     it is not a {@code RetryClient}
      */
     @Override
     public void afterSingletonsInstantiated() {
-        for (String name : this.unresolved.keySet()) {
-            if (!this.made.containsKey(name)) {
+        List<String> factoryMade = new ArrayList<>();
+        for (String name : this.beanFactory.getBeanDefinitionNames()) {
+            if (!this.found.contains(name) && !ScopedProxyUtils.isScopedTarget(name)
+                    && !this.beanFactory.getMergedBeanDefinition(name).isAbstract()
+                    && this.beanFactory.isFactoryBean(name)) {
+                // Made by now if it is eager: then its type is known without making anything.
+                Class<?> type = this.beanFactory.getType(name, true);
+                if (type != null && InferenceClient.class.isAssignableFrom(type)) {
+                    factoryMade.add(name);
+                }
+            }
+        }
+        this.found.addAll(factoryMade);
+        checkClientEntries(true);
+        factoryMade.forEach(this::resolvePolicy);
+        for (String name : this.found) {
+            if (this.unresolved.containsKey(name) && !this.made.containsKey(name)) {
                 this.beanFactory.getBean(name);
             }
         }
@@ -151,8 +186,8 @@ final class RetriedClients implements SmartInitializingSingleton {
     /**
      * Returns the policy to wrap a bean with, whose object is not a {@code RetryClient}.
      *
-     * <p>A bean that was not found at startup (a {@code FactoryBean} that does not declare its object
-     * type, or a singleton registered later) has its policy resolved now, by the same rules.
+     * <p>A bean that was not found at startup (made before the second step of validation found it,
+     * or registered later) has its policy resolved now, by the same rules.
      *
      * @param beanName the name of an {@code InferenceClient} bean
      * @return the policy, or empty when the bean is not to be wrapped (switched off, or not a named

@@ -8,6 +8,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.PolicyDescriptor
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RetryDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -87,6 +88,21 @@ class InferenceRetryEndpointTests {
                     .isEqualTo(new ClientDescriptor("own", new PolicyDescriptor(0, "PT0.001S", 2, "PT0.001S"),
                             java.util.List.of(new RetryDescriptor(1, "PT0.001S", "PT0.0009S", "PT0.0011S"))));
             });
+    }
+
+    @ParameterizedTest
+    @CsvSource({ "factoryMade, dev.inference.retry.autoconfigure.TestClients$UntypedFactoryMade",
+            "lazyFactoryMade, dev.inference.retry.autoconfigure.TestClients$LazyUntypedFactoryMade" })
+    void listsTheProductOfAFactoryBeanThatHidesItsTypeBeforeItIsMade(String name, Class<?> configuration) {
+        this.runner.withUserConfiguration(configuration).run((context) -> {
+            InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+            assertThat(endpoint.clients().clients()).containsOnlyKeys("openai", "local", name);
+            assertThat(endpoint.client(name)).isEqualTo(new ClientDescriptor(name,
+                    new PolicyDescriptor(1, "PT0.1S", 4, "PT0.3S"),
+                    java.util.List.of(new RetryDescriptor(1, "PT0.1S", "PT0.09S", "PT0.11S"),
+                            new RetryDescriptor(2, "PT0.2S", "PT0.18S", "PT0.22S"),
+                            new RetryDescriptor(3, "PT0.3S", "PT0.27S", "PT0.33S"))));
+        });
     }
 
     @Test

@@ -63,6 +63,15 @@ class InferenceRetryMetricsAutoConfigurationTests {
         });
     }
 
+    @Test
+    void registersTheExhaustedCountersOfTheProductOfAFactoryBeanThatHidesItsTypeAtZeroAtStartup() {
+        this.runner.withUserConfiguration(TestClients.UntypedFactoryMade.class).run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(exhausted(registry, "factoryMade", "invoke")).isZero();
+            assertThat(exhausted(registry, "factoryMade", "stream")).isZero();
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(classes = { InferenceRetryAutoConfigurationTests.OwnRetryClient.class,
             InferenceRetryAutoConfigurationTests.OwnRetryClientAfterAnother.class })

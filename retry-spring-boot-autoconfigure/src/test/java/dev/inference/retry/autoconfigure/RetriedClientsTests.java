@@ -9,11 +9,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 
 /**
  * Startup validation: every bean to retry resolves to a complete, valid policy, and every entry
@@ -65,6 +69,16 @@ class RetriedClientsTests {
                 assertThat(failure.property()).isEqualTo("inference.retry." + field);
                 assertThat(failure.value()).isEmpty();
             });
+        }
+
+        @Test
+        void failsStartupForALazyFactoryBeanThatHidesItsProductsType() {
+            runner.withUserConfiguration(TestClients.LazyUntypedFactoryMade.class)
+                .withPropertyValues(policyWithout("max-delay"))
+                .withPropertyValues("inference.retry.clients.openai.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "InferenceClient bean 'lazyFactoryMade': inference.retry.max-delay is not set: must be set, "
+                                + "or inference.retry.clients.lazyFactoryMade.max-delay instead; there is no default"));
         }
 
         @Test
@@ -149,9 +163,43 @@ class RetriedClientsTests {
         }
 
         @Test
+        void failStartupWhenOneNamesAFactoryBeanThatHidesAProductThatIsNotAnInferenceClient() {
+            new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+                .withUserConfiguration(UntypedTextFactory.class)
+                .withPropertyValues("inference.retry.clients.text.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "inference.retry.clients.text names no InferenceClient bean: "
+                                + "must be the name of an InferenceClient bean (there is none)"));
+        }
+
+        @Test
         void needNoPolicyWhenTheyLeaveTheirBeanUnwrapped() {
             runner.withPropertyValues("inference.retry.clients.openai.enabled=false")
                 .run((context) -> assertThat(context).hasNotFailed());
+        }
+    }
+
+    /** A {@code @Lazy} raw {@code FactoryBean} named {@code text}, whose product is a string. */
+    @Configuration(proxyBeanMethods = false)
+    static class UntypedTextFactory {
+
+        @Bean
+        @Lazy
+        @SuppressWarnings("rawtypes")
+        FactoryBean text() {
+            return new FactoryBean<String>() {
+
+                @Override
+                public String getObject() {
+                    return "text";
+                }
+
+                @Override
+                public Class<?> getObjectType() {
+                    return String.class;
+                }
+            };
         }
     }
 
