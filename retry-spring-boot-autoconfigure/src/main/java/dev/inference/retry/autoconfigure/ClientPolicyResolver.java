@@ -35,20 +35,23 @@ final class ClientPolicyResolver {
      * Resolves the policy of a bean.
      *
      * @param beanName the name of the {@code InferenceClient} bean
+     * @param entry the name of the entry under {@code inference.retry.clients} that configures the
+     *     bean, as it was bound, or {@code null} when none does
      * @param properties the bound properties
      * @return the bean's valid policy
      * @throws InvalidRetryPropertyException naming the bean and the property to fix when a field is
      *     missing or a value is invalid
      */
-    static Policy resolve(String beanName, InferenceRetryProperties properties) {
-        InferenceRetryProperties.@Nullable Client client = properties.getClients().get(beanName);
-        Field<Integer> stableRetries = Field.of(beanName, "stable-retries", "stableRetries", properties, client,
-                RetryPolicyProperties::getStableRetries);
-        Field<Duration> stableDelay = Field.of(beanName, "stable-delay", "stableDelay", properties, client,
-                RetryPolicyProperties::getStableDelay);
-        Field<Integer> maxAttempts = Field.of(beanName, "max-attempts", "maxAttempts", properties, client,
-                RetryPolicyProperties::getMaxAttempts);
-        Field<Duration> maxDelay = Field.of(beanName, "max-delay", "maxDelay", properties, client,
+    static Policy resolve(String beanName, @Nullable String entry, InferenceRetryProperties properties) {
+        InferenceRetryProperties.@Nullable Client client = (entry != null) ? properties.getClients().get(entry) : null;
+        String clientName = (entry != null) ? entry : beanName;
+        Field<Integer> stableRetries = Field.of(beanName, clientName, "stable-retries", "stableRetries", properties,
+                client, RetryPolicyProperties::getStableRetries);
+        Field<Duration> stableDelay = Field.of(beanName, clientName, "stable-delay", "stableDelay", properties,
+                client, RetryPolicyProperties::getStableDelay);
+        Field<Integer> maxAttempts = Field.of(beanName, clientName, "max-attempts", "maxAttempts", properties,
+                client, RetryPolicyProperties::getMaxAttempts);
+        Field<Duration> maxDelay = Field.of(beanName, clientName, "max-delay", "maxDelay", properties, client,
                 RetryPolicyProperties::getMaxDelay);
         List<Field<?>> fields = List.of(stableRetries, stableDelay, maxAttempts, maxDelay);
         for (Field<?> field : fields) {
@@ -120,9 +123,10 @@ final class ClientPolicyResolver {
             this.value = value;
         }
 
-        static <T> Field<T> of(String beanName, String name, String component, InferenceRetryProperties properties,
-                InferenceRetryProperties.@Nullable Client client, Function<RetryPolicyProperties, @Nullable T> field) {
-            String clientProperty = PREFIX + "clients." + beanName + "." + name;
+        static <T> Field<T> of(String beanName, String clientName, String name, String component,
+                InferenceRetryProperties properties, InferenceRetryProperties.@Nullable Client client,
+                Function<RetryPolicyProperties, @Nullable T> field) {
+            String clientProperty = PREFIX + "clients." + clientName + "." + name;
             T overridden = (client != null) ? field.apply(client) : null;
             if (overridden != null) {
                 return new Field<>(beanName, component, clientProperty, clientProperty, overridden);

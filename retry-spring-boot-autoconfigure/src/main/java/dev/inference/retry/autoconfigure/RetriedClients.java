@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
 /**
  * The {@code InferenceClient} beans to retry, each with its validated policy, and the retrying
@@ -57,6 +59,9 @@ final class RetriedClients implements SmartInitializingSingleton {
     /** The beans without a valid policy that need none if their object is a {@code RetryClient}. */
     private final Map<String, InvalidRetryPropertyException> unresolved = new ConcurrentHashMap<>();
 
+    /** The entry under {@code inference.retry.clients} that configures each bean that has one. */
+    private volatile Map<String, ClientEntry> entries = Map.of();
+
     /** The retrying client the application context holds for a bean, once it is made; in the order made. */
     private final Map<String, Retrying> made = Collections.synchronizedMap(new LinkedHashMap<>());
 
@@ -87,33 +92,83 @@ final class RetriedClients implements SmartInitializingSingleton {
             }
         }
         clients.found.addAll(names);
-        clients.checkClientEntries(false);
+        clients.matchClientEntries(false);
         names.forEach(clients::resolvePolicy);
         return clients;
     }
 
     /**
-     * Checks that every entry under {@code inference.retry.clients} names a bean found, or a bean
-     * whose type is still unknown.
+     * Matches every entry under {@code inference.retry.clients} to the bean it names, names compared
+     * as Spring Boot's relaxed binding compares property names (ignoring case, dashes and
+     * underscores), so that {@code INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS}, which binds to
+     * the entry {@code openaiclient}, configures the bean {@code openAiClient}. An entry must match
+     * exactly one bean found, or else a bean whose type is still unknown.
      *
      * @param allowFactoryBeanInit whether a {@code FactoryBean} may be made to tell its product's type
      */
-    private void checkClientEntries(boolean allowFactoryBeanInit) {
-        for (String name : this.properties.getClients().keySet()) {
-            if (!this.found.contains(name) && !isOfUnknownType(name, allowFactoryBeanInit)) {
-                throw InvalidRetryPropertyException.unknownClient(name, "inference.retry.clients." + name, this.found);
+    private void matchClientEntries(boolean allowFactoryBeanInit) {
+        Map<String, ClientEntry> matched = new LinkedHashMap<>();
+        this.properties.getClients().forEach((key, client) -> {
+            String property = "inference.retry.clients." + key;
+            List<String> beans = this.found.stream().filter((name) -> sameName(key, name)).toList();
+            if (beans.size() > 1) {
+                throw InvalidRetryPropertyException.ambiguousClient(key, property, beans);
             }
+            if (beans.isEmpty()) {
+                if (!isOfUnknownType(key, allowFactoryBeanInit)) {
+                    throw InvalidRetryPropertyException.unknownClient(key, property, this.found);
+                }
+                return;
+            }
+            String bean = beans.get(0);
+            ClientEntry entry = new ClientEntry(key, client);
+            ClientEntry other = matched.get(bean);
+            if (other != null && !other.hasTheSameSettings(entry)) {
+                throw InvalidRetryPropertyException.conflictingClients(bean, "inference.retry.clients." + other.key(),
+                        property);
+            }
+            // Of two entries with the same settings, the one written as the bean is named is reported.
+            if (other == null || key.equals(bean)) {
+                matched.put(bean, entry);
+            }
+        });
+        this.entries = Map.copyOf(matched);
+    }
+
+    /** Whether two names are the same to Spring Boot's relaxed binding. */
+    private static boolean sameName(String entry, String bean) {
+        return ConfigurationPropertyName.adapt(entry, '.').equals(ConfigurationPropertyName.adapt(bean, '.'));
+    }
+
+    /** Returns the entry that configures a bean, matched now when the bean was not found at startup. */
+    private Optional<ClientEntry> entryFor(String beanName) {
+        ClientEntry entry = this.entries.get(beanName);
+        if (entry != null) {
+            return Optional.of(entry);
         }
+        return this.properties.getClients().entrySet().stream()
+            .filter((candidate) -> sameName(candidate.getKey(), beanName))
+            .findFirst()
+            .map((candidate) -> new ClientEntry(candidate.getKey(), candidate.getValue()));
+    }
+
+    private boolean isEnabled(String beanName) {
+        return entryFor(beanName).map((entry) -> entry.client().isEnabled()).orElse(true);
+    }
+
+    private Policy resolvePolicyOf(String beanName) {
+        return ClientPolicyResolver.resolve(beanName, entryFor(beanName).map(ClientEntry::key).orElse(null),
+                this.properties);
     }
 
     /** Resolves the policy of a bean found, or leaves the bean to its object when that may decide. */
     private void resolvePolicy(String name) {
         Class<?> type = this.beanFactory.getType(name, false);
-        if (!isEnabled(this.properties, name) || (type != null && RetryClient.class.isAssignableFrom(type))) {
+        if (!isEnabled(name) || (type != null && RetryClient.class.isAssignableFrom(type))) {
             return;
         }
         try {
-            this.policies.put(name, ClientPolicyResolver.resolve(name, this.properties));
+            this.policies.put(name, resolvePolicyOf(name));
         }
         catch (InvalidRetryPropertyException ex) {
             if (!couldBeARetryClient(type) || !isSingleton(name)) {
@@ -123,9 +178,14 @@ final class RetriedClients implements SmartInitializingSingleton {
         }
     }
 
-    /** A bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
-    private boolean isOfUnknownType(String name, boolean allowFactoryBeanInit) {
-        return this.beanFactory.containsBean(name) && this.beanFactory.getType(name, allowFactoryBeanInit) == null;
+    /** Whether an entry names a bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
+    private boolean isOfUnknownType(String entry, boolean allowFactoryBeanInit) {
+        for (String name : this.beanFactory.getBeanDefinitionNames()) {
+            if (sameName(entry, name) && this.beanFactory.getType(name, allowFactoryBeanInit) == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a bean declared as this type (null when unknown) may turn out to be a RetryClient. */
@@ -138,11 +198,6 @@ final class RetriedClients implements SmartInitializingSingleton {
         return this.beanFactory.containsBeanDefinition(name)
                 ? this.beanFactory.getMergedBeanDefinition(name).isSingleton()
                 : this.beanFactory.containsSingleton(name);
-    }
-
-    private static boolean isEnabled(InferenceRetryProperties properties, String name) {
-        InferenceRetryProperties.@Nullable Client client = properties.getClients().get(name);
-        return client == null || client.isEnabled();
     }
 
     /**
@@ -174,7 +229,7 @@ final class RetriedClients implements SmartInitializingSingleton {
             }
         }
         this.found.addAll(factoryMade);
-        checkClientEntries(true);
+        matchClientEntries(true);
         factoryMade.forEach(this::resolvePolicy);
         for (String name : this.found) {
             if (this.unresolved.containsKey(name) && !this.made.containsKey(name)) {
@@ -203,11 +258,10 @@ final class RetriedClients implements SmartInitializingSingleton {
         if (unresolvedPolicy != null) {
             throw unresolvedPolicy;
         }
-        if (this.found.contains(beanName) || !isEnabled(this.properties, beanName)
-                || !this.beanFactory.containsBean(beanName)) {
+        if (this.found.contains(beanName) || !isEnabled(beanName) || !this.beanFactory.containsBean(beanName)) {
             return Optional.empty();
         }
-        return Optional.of(ClientPolicyResolver.resolve(beanName, this.properties));
+        return Optional.of(resolvePolicyOf(beanName));
     }
 
     /**
@@ -218,7 +272,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param client the retrying client
      */
     void made(String beanName, RetryClient client) {
-        if (isEnabled(this.properties, beanName) && this.beanFactory.containsBean(beanName)) {
+        if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
             this.made.put(beanName, new Retrying(client.name(), client.policy()));
         }
     }
@@ -249,6 +303,25 @@ final class RetriedClients implements SmartInitializingSingleton {
             }
         }
         return Collections.unmodifiableMap(clients);
+    }
+
+    /**
+     * An entry under {@code inference.retry.clients}.
+     *
+     * @param key the entry's name, as it was bound
+     * @param client its settings
+     */
+    private record ClientEntry(String key, InferenceRetryProperties.Client client) {
+
+        boolean hasTheSameSettings(ClientEntry other) {
+            InferenceRetryProperties.Client mine = this.client;
+            InferenceRetryProperties.Client theirs = other.client;
+            return mine.isEnabled() == theirs.isEnabled()
+                    && Objects.equals(mine.getStableRetries(), theirs.getStableRetries())
+                    && Objects.equals(mine.getStableDelay(), theirs.getStableDelay())
+                    && Objects.equals(mine.getMaxAttempts(), theirs.getMaxAttempts())
+                    && Objects.equals(mine.getMaxDelay(), theirs.getMaxDelay());
+        }
     }
 
     /**
