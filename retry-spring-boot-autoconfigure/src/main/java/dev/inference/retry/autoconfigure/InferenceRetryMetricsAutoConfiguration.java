@@ -6,13 +6,16 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
  * retry metrics: a {@link dev.inference.retry.RetryListener} that counts every attempt, exhaustion
  * and scheduled wait of every retrying client in the application's {@link MeterRegistry}. Applies
- * only when Micrometer is on the class path and a {@code MeterRegistry} bean exists.
+ * only when Micrometer is on the class path and a {@code MeterRegistry} bean exists. An application
+ * that declares its own {@link MeterRetryListener} bean gets that one attached instead, so that no
+ * attempt is counted twice.
  */
 @AutoConfiguration(after = InferenceRetryAutoConfiguration.class,
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
@@ -22,6 +25,7 @@ import org.springframework.context.annotation.Bean;
 public final class InferenceRetryMetricsAutoConfiguration {
 
     @Bean
+    @ConditionalOnMissingBean
     MeterRetryListener inferenceRetryMeterListener(MeterRegistry meterRegistry) {
         // The clients' names are known only once they are made: their meters are registered below.
         return new MeterRetryListener(meterRegistry, List.of());

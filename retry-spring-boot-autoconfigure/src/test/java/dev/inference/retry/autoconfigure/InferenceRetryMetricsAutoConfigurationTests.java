@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -27,6 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 class InferenceRetryMetricsAutoConfigurationTests {
 
@@ -155,6 +158,27 @@ class InferenceRetryMetricsAutoConfigurationTests {
             assertThat(context.getBean(VirtualTime.Waits.class).all())
                 .containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
         });
+    }
+
+    @Test
+    void backsOffForTheApplicationsOwnMeterListenerSoThatEachAttemptCountsOnce() {
+        this.runner.withUserConfiguration(OwnMeterListener.class).run((context) -> {
+            context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get(MeterRetryListener.ATTEMPTS).counters().stream().mapToDouble(Counter::count).sum())
+                .isEqualTo(1);
+            assertThat(context).getBeans(MeterRetryListener.class).containsOnlyKeys("ownMeterListener");
+        });
+    }
+
+    /** The application's own metrics listener, on the same registry. */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnMeterListener {
+
+        @Bean
+        MeterRetryListener ownMeterListener(MeterRegistry registry) {
+            return new MeterRetryListener(registry, List.of());
+        }
     }
 
     @Test
