@@ -42,6 +42,12 @@ import org.jspecify.annotations.Nullable;
  * <li>The connection refused, reset or timed out, the body cut before it was complete, or a
  * response that is not the expected JSON: {@link NetworkException}, with the transport's or the
  * parser's exception as its cause.</li>
+ * <li>A 200 whose body, or whose stream's event, is an error object ({@code {"error": {...}}}) in
+ * place of the completion: a {@link ProviderErrorException}, an {@link HttpStatusException} whose
+ * status says whether the error is transient (rate limited, overloaded, a server error) or not
+ * (an invalid request, a context too long, and any error it does not know), keeping the
+ * provider's code, type and message. Before any content, the decorator retries exactly the
+ * transient ones; after content, it ends the stream like any failure.</li>
  * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
  * delay, read from {@code retry-after-ms} (milliseconds) or else {@code Retry-After} (seconds or an
  * HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
@@ -63,7 +69,8 @@ import org.jspecify.annotations.Nullable;
  * status was 2xx but that first read fails, {@code stream} throws a
  * {@link HalfOpenStreamException} carrying the reader and the typed failure. After that, every
  * failure (the connection cut, the body ending without {@code [DONE]}, a malformed chunk) ends the
- * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}.
+ * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}. An
+ * error event, before content or after, is a {@link ProviderErrorException}.
  *
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and

@@ -296,6 +296,155 @@ class OpenAiCompatibleClientTests {
                         Map.of("retry-after-ms", "later", "Retry-After", "3"), Optional.of(Duration.ofSeconds(3))));
     }
 
+    /**
+     * An error object sent with a 200 in place of the completion, in a stream's first event or as
+     * a unary body: the provider's answer, classified by its type.
+     */
+    @Nested
+    class InBandErrors {
+
+        private static final String CONTEXT_LENGTH_EXCEEDED = "{\"error\":{\"message\":\"This model's maximum "
+                + "context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
+                + "\"code\":\"context_length_exceeded\"}}";
+
+        private static final String OVERLOADED = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                + "\"message\":\"Overloaded\"}}";
+
+        private LoopbackServer.Script errorEvent(String error) {
+            return (connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + "event: error\ndata: " + error + "\n\n");
+            };
+        }
+
+        @Test
+        void aPermanentErrorBeforeAnyContentIsTheProvidersAnswerAndIsNotRetried() {
+            for (int attempt = 0; attempt < POLICY.maxAttempts(); attempt++) {
+                server.enqueue(errorEvent(CONTEXT_LENGTH_EXCEEDED));
+            }
+
+            assertThatExceptionOfType(ProviderErrorException.class)
+                    .isThrownBy(() -> retrying().stream(REQUEST, CallContext.background()))
+                    .withMessage("The provider sent an error in place of the completion: context_length_exceeded "
+                            + "(invalid_request_error)")
+                    .satisfies((ex) -> {
+                        assertThat(ex.status()).isEqualTo(400);
+                        assertThat(ex.code()).contains("context_length_exceeded");
+                        assertThat(ex.type()).contains("invalid_request_error");
+                        assertThat(ex.providerMessage()).contains("This model's maximum context length is 8192 tokens");
+                        assertThat(ex.retryAfter()).isEmpty();
+                    });
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void aTransientErrorBeforeAnyContentIsRetryable() {
+            server.enqueue(errorEvent(OVERLOADED));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(ProviderErrorException.class)
+                            .hasMessage("The provider sent an error in place of the completion: overloaded_error")
+                            .extracting((cause) -> ((HttpStatusException) cause).status()).isEqualTo(503));
+        }
+
+        @Test
+        void aTransientErrorBeforeAnyContentIsRetriedAndTheNextAttemptStreams() {
+            server.enqueue(errorEvent(OVERLOADED));
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + DONE);
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(reader.hasNext()).isFalse();
+                assertThat(reader.result().attempts()).isEqualTo(2);
+            }
+        }
+
+        @Test
+        void anErrorAfterContentEndsTheStreamWithIt() {
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + "data: " + OVERLOADED + "\n\n");
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThatExceptionOfType(ProviderErrorException.class).isThrownBy(reader::hasNext)
+                        .withMessage("The provider sent an error in place of the completion: overloaded_error");
+                assertThat(reader.result().failure()).get().isInstanceOf(ProviderErrorException.class);
+                assertThat(reader.result().attempts()).isEqualTo(1);
+            }
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void aUnaryErrorBodyWithA200IsTheProvidersAnswer() {
+            server.enqueue(respond(200, Map.of("Content-Type", "application/json"), CONTEXT_LENGTH_EXCEEDED));
+
+            assertThatExceptionOfType(ProviderErrorException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("The provider sent an error in place of the completion: context_length_exceeded "
+                            + "(invalid_request_error)")
+                    .satisfies((ex) -> assertThat(ex.status()).isEqualTo(400));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @MethodSource("dev.inference.sample.openai.OpenAiCompatibleClientTests#inBandErrors")
+        void takesItsStatusFromTheProvidersStatusOrType(String error, int status) {
+            server.enqueue(errorEvent("{\"error\":" + error + "}"));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(HttpStatusException.class)
+                            .extracting((cause) -> ((HttpStatusException) cause).status()).isEqualTo(status));
+        }
+
+        @Test
+        void keepsAMessageThatIsNotAnIdentifierOutOfItsOwn() {
+            server.enqueue(errorEvent("{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"key sk-secret is "
+                    + "wrong\",\"message\":\"You said: my password is hunter2\"}}"));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause())
+                            .hasMessage("The provider sent an error in place of the completion: invalid_request_error"));
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = { "{\"error\":\"overloaded\"}", "{\"error\":null}", "{\"error\":[1]}" })
+        void anErrorThatIsNotAnObjectIsAMalformedChunk(String chunk) {
+            server.enqueue(errorEvent(chunk));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(NetworkException.class)
+                            .hasMessage("The provider sent a stream chunk without a choices array"));
+        }
+    }
+
+    static Stream<Arguments> inBandErrors() {
+        return Stream.of(
+                Arguments.of("{\"type\":\"server_error\",\"message\":\"oops\"}", 500),
+                Arguments.of("{\"type\":\"api_error\",\"message\":\"Internal server error\"}", 500),
+                Arguments.of("{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}", 503),
+                Arguments.of("{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}", 429),
+                Arguments.of("{\"type\":\"rate_limit_error\",\"message\":\"Slow down\"}", 429),
+                Arguments.of("{\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}", 400),
+                Arguments.of("{\"type\":\"invalid_request_error\",\"code\":null}", 400),
+                Arguments.of("{\"type\":\"authentication_error\"}", 401),
+                Arguments.of("{\"type\":\"permission_error\"}", 403),
+                Arguments.of("{\"type\":\"not_found_error\"}", 404),
+                Arguments.of("{\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}", 400),
+                Arguments.of("{\"message\":\"no type at all\"}", 400),
+                Arguments.of("{\"type\":\"something_new\"}", 400),
+                Arguments.of("{\"code\":429,\"message\":\"Resource exhausted\"}", 429),
+                Arguments.of("{\"code\":503,\"status\":\"UNAVAILABLE\"}", 503),
+                Arguments.of("{\"status\":502,\"type\":\"invalid_request_error\"}", 502),
+                Arguments.of("{\"code\":200,\"type\":\"server_error\"}", 500));
+    }
+
     @Nested
     class Credentials {
 
@@ -520,7 +669,7 @@ class OpenAiCompatibleClientTests {
         void chunkWithoutChoicesEndsTheStream() {
             server.enqueue((connection) -> {
                 connection.readRequest();
-                connection.write(SSE_HEAD + chunk("a") + "data: {\"error\":{\"message\":\"overloaded\"}}\n\n");
+                connection.write(SSE_HEAD + chunk("a") + "data: {\"object\":\"chat.completion.chunk\"}\n\n");
             });
 
             try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
