@@ -70,7 +70,12 @@ import org.jspecify.annotations.Nullable;
  * {@link HalfOpenStreamException} carrying the reader and the typed failure. After that, every
  * failure (the connection cut, the body ending without {@code [DONE]}, a malformed chunk) ends the
  * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}. An
- * error event, before content or after, is a {@link ProviderErrorException}.
+ * error event, before content or after, is a {@link ProviderErrorException}. No line of the
+ * stream, and no event's data, may be longer than 1 MiB: a longer one fails the stream with a
+ * {@link NetworkException} (a half-open stream before any content, which the decorator may retry,
+ * like any body that did not arrive as expected; a final failure after content), so that one
+ * endless line cannot exhaust the memory. An {@link Error} while the stream is established
+ * withdraws the attempt's cancellation and deadline hooks and closes the body before it goes on.
  *
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and
@@ -188,6 +193,11 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         catch (RuntimeException ex) {
             throw new HalfOpenStreamException(reader, ex);
+        }
+        catch (Error error) {
+            // The reader has ended itself; closing it again is harmless and keeps this method whole.
+            reader.close();
+            throw error;
         }
         return reader;
     }

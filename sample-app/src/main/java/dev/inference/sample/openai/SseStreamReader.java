@@ -4,11 +4,8 @@ import dev.inference.client.StreamEvent;
 import dev.inference.client.StreamReader;
 import dev.inference.client.StreamResult;
 import dev.inference.failure.NetworkException;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -21,19 +18,30 @@ import org.jspecify.annotations.Nullable;
  * text are skipped), and {@code data: [DONE]} ends the stream normally.
  *
  * <p>The first failure ends the stream for good: the connection cut, the body ending without
- * {@code [DONE]} or a malformed chunk ({@link NetworkException}), the call cancelled or its deadline
- * passing (the {@link AttemptGuard}'s failure), or the reader closed before the end
+ * {@code [DONE]}, a malformed chunk, or a line or an event longer than {@link #MAX_LINE_BYTES}
+ * ({@link NetworkException}: the provider's answer did not arrive as sent, as far as the caller can
+ * tell, so before any content the decorator may retry it), an error object in place of a chunk
+ * ({@link ProviderErrorException}), the call cancelled or its deadline passing (the
+ * {@link AttemptGuard}'s failure), or the reader closed before the end
  * ({@link CancellationException}). It is thrown from {@link #hasNext()} and {@link #next()}, then
  * and every time after, and {@link #result()} reports it. The body is closed as soon as the stream
- * ends.
+ * ends, and the attempt's guard withdrawn. An {@link Error} thrown while reading ends the stream as
+ * well, and is rethrown as it is; the stream's result is then an {@link IllegalStateException}
+ * caused by it.
  */
 final class SseStreamReader implements StreamReader {
+
+    /**
+     * The longest line of a stream, and the most data one event may carry, in bytes: 1 MiB, some
+     * thousand times a provider's usual chunk, and a bound on what one read can make this client hold.
+     */
+    static final int MAX_LINE_BYTES = 1024 * 1024;
 
     private static final String DONE = "[DONE]";
 
     private final InputStream body;
 
-    private final BufferedReader lines;
+    private final SseLines lines;
 
     private final AttemptGuard guard;
 
@@ -46,7 +54,7 @@ final class SseStreamReader implements StreamReader {
 
     SseStreamReader(InputStream body, AttemptGuard guard, ChatCompletions json) {
         this.body = body;
-        this.lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        this.lines = new SseLines(body, MAX_LINE_BYTES);
         this.guard = guard;
         this.json = json;
         guard.onAbort(this::closeBody);
@@ -77,6 +85,11 @@ final class SseStreamReader implements StreamReader {
             end(StreamResult.failed(ex));
             // A concurrent close() may have ended the stream first: report what ended it.
             throw this.result.get().failure().orElse(ex);
+        }
+        catch (Error error) {
+            // Release the body and the context's hooks all the same; the Error itself goes on as it is.
+            end(StreamResult.failed(new IllegalStateException("Reading the stream failed with " + error, error)));
+            throw error;
         }
     }
 
@@ -128,6 +141,7 @@ final class SseStreamReader implements StreamReader {
     /** Returns the data of the next event that has some, per the server-sent events format. */
     private String nextData() {
         StringBuilder data = null;
+        long dataBytes = 0;
         while (true) {
             String line = readLine();
             if (line.isEmpty()) {
@@ -143,7 +157,17 @@ final class SseStreamReader implements StreamReader {
                 continue;
             }
             String value = (colon < 0) ? "" : line.substring(colon + 1);
-            value = value.startsWith(" ") ? value.substring(1) : value;
+            int prefix = (colon < 0) ? line.length() : colon + 1;
+            if (value.startsWith(" ")) {
+                value = value.substring(1);
+                prefix++;
+            }
+            // The prefix is ASCII: as many bytes as characters. One more byte per line joined.
+            dataBytes += this.lines.lastLength() - prefix + ((data != null) ? 1 : 0);
+            if (dataBytes > MAX_LINE_BYTES) {
+                throw new NetworkException("The provider sent a server-sent event whose data is longer than "
+                        + MAX_LINE_BYTES + " bytes", null);
+            }
             data = (data == null) ? new StringBuilder(value) : data.append('\n').append(value);
         }
     }
@@ -151,7 +175,7 @@ final class SseStreamReader implements StreamReader {
     private String readLine() {
         String line;
         try {
-            line = this.lines.readLine();
+            line = this.lines.next();
         }
         catch (IOException ex) {
             throw interrupted(ex, "The stream was cut before [DONE]");
@@ -178,7 +202,7 @@ final class SseStreamReader implements StreamReader {
         }
     }
 
-    /** Closes the body itself, not the buffered reader, whose lock a blocked read may be holding. */
+    /** Closes the body, which ends a read blocked in it. */
     private void closeBody() {
         try {
             this.body.close();

@@ -71,6 +71,9 @@ class OpenAiCompatibleClientTests {
     private static final String STREAM_BODY =
             "{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"stream\":true}";
 
+    /** The longest line, and event, that a stream reader accepts. */
+    private static final int ONE_MIB = 1024 * 1024;
+
     /** Retries at once: the tests count attempts, they do not wait for them. */
     private static final Policy POLICY = new Policy(1, Duration.ofMillis(1), 3, Duration.ofMillis(1));
 
@@ -487,6 +490,29 @@ class OpenAiCompatibleClientTests {
         }
     }
 
+    @Nested
+    class Errors {
+
+        @Test
+        void anErrorFromTheAuthorizerPropagatesAndLeavesNothingRegisteredWithTheContext() {
+            AtomicInteger registered = new AtomicInteger();
+            CallContext context = CallContext.cancellable().withAuthorizer(() -> {
+                throw new SseStreamReaderTests.InjectedError();
+            });
+            context.onCancel(registered::incrementAndGet);
+
+            assertThatExceptionOfType(SseStreamReaderTests.InjectedError.class)
+                    .isThrownBy(() -> client.stream(REQUEST, context));
+            assertThatExceptionOfType(SseStreamReaderTests.InjectedError.class)
+                    .isThrownBy(() -> client.invoke(REQUEST, context));
+
+            // Only the test's own action runs: every attempt withdrew its abort.
+            context.cancel();
+            assertThat(registered).hasValue(1);
+            assertThat(server.requests()).isEmpty();
+        }
+    }
+
     static final class CountingAuthorizer implements Authorizer {
 
         final AtomicInteger calls = new AtomicInteger();
@@ -676,6 +702,56 @@ class OpenAiCompatibleClientTests {
                 reader.next();
                 assertThat(catchNetworkException(reader::hasNext))
                         .hasMessage("The provider sent a stream chunk without a choices array");
+            }
+        }
+
+        @Test
+        void aLineLongerThanTheBoundBeforeAnyContentIsAHalfOpenTransitFailure() {
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + "data: {\"choices\":[{\"delta\":{\"content\":\""
+                        + "x".repeat(ONE_MIB) + "\"}}]}\n\n" + DONE);
+            });
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(NetworkException.class)
+                            .hasMessage("The provider sent a server-sent events line longer than 1048576 bytes"));
+        }
+
+        @Test
+        void aLineLongerThanTheBoundAfterContentEndsTheStream() throws Exception {
+            CompletableFuture<Void> closedByClient = new CompletableFuture<>();
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + "data: " + "x".repeat(2 * ONE_MIB) + "\n\n");
+                connection.awaitClientClose();
+                closedByClient.complete(null);
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(catchNetworkException(reader::hasNext))
+                        .hasMessage("The provider sent a server-sent events line longer than 1048576 bytes");
+                assertThat(reader.result().attempts()).isEqualTo(1);
+            }
+            closedByClient.get();
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void anEventWhoseDataLinesAddUpToMoreThanTheBoundEndsTheStream() {
+            String line = "data: " + "x".repeat(1000) + "\n";
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + line.repeat(ONE_MIB / 1000 + 1) + "\n"
+                        + DONE);
+            });
+
+            try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(catchNetworkException(reader::hasNext))
+                        .hasMessage("The provider sent a server-sent event whose data is longer than 1048576 bytes");
             }
         }
 

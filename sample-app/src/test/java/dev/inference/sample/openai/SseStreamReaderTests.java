@@ -1,6 +1,7 @@
 package dev.inference.sample.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.inference.client.CallContext;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -96,6 +98,67 @@ class SseStreamReaderTests {
                 return;
             }
             atDepth(frames - 1, action);
+        }
+    }
+
+    @Nested
+    class ReadingFailsWithAnError {
+
+        @Test
+        void rethrowsTheErrorAndWithdrawsTheAttemptsHooksAtOnce() {
+            CallContext context = CallContext.cancellable();
+            ErrorBody body = new ErrorBody();
+            SseStreamReader reader = new SseStreamReader(body, AttemptGuard.start(context), new ChatCompletions());
+
+            assertThatExceptionOfType(InjectedError.class).isThrownBy(reader::hasNext);
+
+            assertThat(body.closes).as("the body closed at once").hasValue(1);
+            context.cancel();
+            assertThat(body.closes).as("no abort left registered with the context").hasValue(1);
+        }
+
+        @Test
+        void endsTheStreamWithTheError() {
+            SseStreamReader reader = new SseStreamReader(new ErrorBody(), AttemptGuard.start(CallContext.cancellable()),
+                    new ChatCompletions());
+
+            assertThatExceptionOfType(InjectedError.class).isThrownBy(reader::hasNext);
+
+            assertThat(reader.result().failure()).get().isInstanceOf(IllegalStateException.class)
+                .extracting(Throwable::getCause).isInstanceOf(InjectedError.class);
+            assertThatExceptionOfType(IllegalStateException.class).isThrownBy(reader::hasNext)
+                .withMessage("Reading the stream failed with " + InjectedError.class.getName() + ": injected");
+        }
+    }
+
+    /** An {@link Error}, such as a virtual machine error, thrown while a body is read. */
+    static final class InjectedError extends Error {
+
+        private static final long serialVersionUID = 1L;
+
+        InjectedError() {
+            super("injected");
+        }
+    }
+
+    /** A body whose every read throws an {@link InjectedError}, and which counts its closes. */
+    static final class ErrorBody extends InputStream {
+
+        final AtomicInteger closes = new AtomicInteger();
+
+        @Override
+        public int read() {
+            throw new InjectedError();
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) {
+            throw new InjectedError();
+        }
+
+        @Override
+        public void close() {
+            this.closes.incrementAndGet();
         }
     }
 
