@@ -57,6 +57,9 @@ import org.jspecify.annotations.Nullable;
  * {@link CancellationException}. Its deadline passing: the same, with a
  * {@link DeadlineExceededException}. A context that is already done fails the call with its
  * {@linkplain CallContext#failure() failure} before anything is sent.</li>
+ * <li>The calling thread interrupted, while it waits for the response or reads a body (a stream's
+ * included, on every Java version): the exchange is aborted and the call, or the stream, ends with
+ * a {@link CancellationException}; the thread's interrupt status stays set.</li>
  * </ul>
  * Messages never hold the request body, the credentials or the response body.
  *
@@ -96,6 +99,9 @@ public final class OpenAiCompatibleClient implements InferenceClient {
 
     /** Enough for any provider's error object; a longer body is cut off unread. */
     private static final int ERROR_BODY_LIMIT = 16 * 1024;
+
+    /** The cancellation's message when the caller's thread is interrupted while a body is read. */
+    static final String INTERRUPTED_READING_RESPONSE = "Interrupted while reading the provider's response";
 
     private final URI endpoint;
 
@@ -156,8 +162,10 @@ public final class OpenAiCompatibleClient implements InferenceClient {
                 body = in.readAllBytes();
             }
             catch (IOException ex) {
-                throw guard.abortFailure(ex).orElseGet(
-                        () -> new NetworkException("The connection was cut before the response was complete", ex));
+                throw guard.abortFailure(ex)
+                        .or(() -> AttemptGuard.interruption(ex, INTERRUPTED_READING_RESPONSE))
+                        .orElseGet(() -> new NetworkException("The connection was cut before the response was complete",
+                                ex));
             }
             // An abort closes the body, which then reads as a short but clean end.
             guard.abortFailure(null).ifPresent((aborted) -> {
@@ -207,7 +215,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             AttemptGuard guard) {
         HttpRequest httpRequest = httpRequest(request, stream, authorizer);
         CompletableFuture<HttpResponse<InputStream>> inFlight = this.http.sendAsync(httpRequest,
-                HttpResponse.BodyHandlers.ofInputStream());
+                InterruptibleBody.handler());
         guard.onAbort(() -> inFlight.cancel(true));
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
@@ -314,7 +322,11 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             errorBody = in.readNBytes(ERROR_BODY_LIMIT);
         }
         catch (IOException ex) {
-            // The status is the failure; a body lost in transit changes nothing about it.
+            // An interrupt is the caller's cancellation, whatever the status; a body lost in
+            // transit changes nothing about the status otherwise.
+            AttemptGuard.interruption(ex, INTERRUPTED_READING_RESPONSE).ifPresent((cancelled) -> {
+                throw cancelled;
+            });
             errorBody = new byte[0];
         }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");

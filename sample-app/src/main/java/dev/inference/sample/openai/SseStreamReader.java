@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link NetworkException}: the provider's answer did not arrive as sent, as far as the caller can
  * tell, so before any content the decorator may retry it), an error object in place of a chunk
  * ({@link ProviderErrorException}), the call cancelled or its deadline passing (the
- * {@link AttemptGuard}'s failure), or the reader closed before the end
- * ({@link CancellationException}). It is thrown from {@link #hasNext()} and {@link #next()}, then
+ * {@link AttemptGuard}'s failure), the reading thread interrupted, or the reader closed before the
+ * end ({@link CancellationException}; an interrupted thread keeps its interrupt status). It is thrown from {@link #hasNext()} and {@link #next()}, then
  * and every time after, and {@link #result()} reports it. The body is closed as soon as the stream
  * ends, and the attempt's guard withdrawn. An {@link Error} thrown while reading ends the stream as
  * well, and is rethrown as it is; the stream's result is then an {@link IllegalStateException}
@@ -38,6 +38,9 @@ final class SseStreamReader implements StreamReader {
     static final int MAX_LINE_BYTES = 1024 * 1024;
 
     private static final String DONE = "[DONE]";
+
+    /** The cancellation's message when the reading thread is interrupted. */
+    private static final String INTERRUPTED = "Interrupted while reading the provider's stream";
 
     private final InputStream body;
 
@@ -192,7 +195,9 @@ final class SseStreamReader implements StreamReader {
             // Closed meanwhile: what ended the stream is the close, not the read it cut short.
             return ended.failure().get();
         }
-        return this.guard.abortFailure(cause).orElseGet(() -> new NetworkException(message, cause));
+        return this.guard.abortFailure(cause)
+                .or(() -> (cause != null) ? AttemptGuard.interruption(cause, INTERRUPTED) : Optional.empty())
+                .orElseGet(() -> new NetworkException(message, cause));
     }
 
     private void end(StreamResult ended) {

@@ -35,12 +35,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -581,6 +586,125 @@ class OpenAiCompatibleClientTests {
             });
             return closedByClient;
         }
+    }
+
+    /**
+     * The caller's thread interrupted while it is blocked reading a body: the caller's
+     * cancellation, whatever the body is.
+     */
+    @Nested
+    class InterruptedWhileReadingABody {
+
+        /** How long a call may take to end once interrupted before the test gives up on it. */
+        private static final long ENDS_WITHIN_SECONDS = 10;
+
+        /**
+         * Makes a call on a thread of its own, waits until that thread is blocked in
+         * {@code readingMethod} (and, when given, until the call says it is reading), interrupts it,
+         * and returns how the call ended, once the client has closed the connection as well.
+         */
+        private <T> Interrupted callInterruptedWhileReading(String readingMethod, CountDownLatch reading,
+                Callable<T> call, LoopbackServer.Script script) throws Exception {
+            CompletableFuture<Void> closedByClient = new CompletableFuture<>();
+            server.enqueue((connection) -> {
+                script.play(connection);
+                connection.awaitClientClose();
+                closedByClient.complete(null);
+            });
+            CompletableFuture<Interrupted> ended = new CompletableFuture<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    call.call();
+                    ended.complete(new Interrupted(null, Thread.currentThread().isInterrupted()));
+                }
+                catch (Exception ex) {
+                    ended.complete(new Interrupted(ex, Thread.currentThread().isInterrupted()));
+                }
+            }, "interrupted-caller");
+            caller.setDaemon(true);
+            caller.start();
+            assertThat(reading.await(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS)).as("the call reached its read").isTrue();
+            awaitBlockedIn(caller, readingMethod);
+
+            caller.interrupt();
+
+            try {
+                Interrupted interrupted = ended.get(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS);
+                closedByClient.get(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS);
+                return interrupted;
+            }
+            catch (TimeoutException ex) {
+                throw new AssertionError("The interrupted call did not end within " + ENDS_WITHIN_SECONDS + "s; it is at "
+                        + Arrays.toString(caller.getStackTrace()), ex);
+            }
+        }
+
+        /** Waits, polling, until the thread is parked with a method of this name on its stack. */
+        private void awaitBlockedIn(Thread thread, String method) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ENDS_WITHIN_SECONDS);
+            while (System.nanoTime() < deadline) {
+                Thread.State state = thread.getState();
+                boolean inMethod = Arrays.stream(thread.getStackTrace())
+                        .anyMatch((frame) -> frame.getMethodName().equals(method));
+                if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && inMethod) {
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+            throw new AssertionError("The call never blocked in " + method + ": " + Arrays.toString(thread.getStackTrace()));
+        }
+
+        @Test
+        void ofAUnaryResponseEndsTheCallWithACancellationAndKeepsTheInterrupt() throws Exception {
+            Interrupted interrupted = callInterruptedWhileReading("readAllBytes", new CountDownLatch(0),
+                    () -> client.invoke(REQUEST),
+                    (connection) -> {
+                        connection.readRequest();
+                        connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+                                + "{\"choices\":[");
+                    });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's response");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+
+        @Test
+        void ofAnErrorResponseEndsTheCallWithACancellationNotItsStatus() throws Exception {
+            Interrupted interrupted = callInterruptedWhileReading("readNBytes", new CountDownLatch(0),
+                    () -> client.invoke(REQUEST),
+                    (connection) -> {
+                        connection.readRequest();
+                        connection.write("HTTP/1.1 503 Busy\r\nContent-Length: 500\r\n\r\n{\"error\":");
+                    });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's response");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+
+        @Test
+        void ofAStreamEndsTheStreamWithACancellationAndKeepsTheInterrupt() throws Exception {
+            CountDownLatch reading = new CountDownLatch(1);
+            Interrupted interrupted = callInterruptedWhileReading("hasNext", reading, () -> {
+                try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
+                    reader.next();
+                    reading.countDown();
+                    return reader.hasNext();
+                }
+            }, (connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a"));
+            });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's stream");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+    }
+
+    /** How an interrupted call ended: what it threw, and whether its thread was still interrupted. */
+    private record Interrupted(Exception failure, boolean stillInterrupted) {
     }
 
     @Nested
