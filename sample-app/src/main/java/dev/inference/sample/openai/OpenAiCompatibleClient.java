@@ -278,6 +278,9 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         catch (InterruptedException ex) {
             inFlight.cancel(true);
+            // The response may have arrived just as the interrupt did, too late to be cancelled:
+            // close it, or it holds its connection open for ever.
+            inFlight.thenAccept((response) -> closeQuietly(response.body()));
             Thread.currentThread().interrupt();
             CancellationException cancelled = new CancellationException(
                     "Interrupted while waiting for the provider");
