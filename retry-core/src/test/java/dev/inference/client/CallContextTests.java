@@ -234,7 +234,8 @@ class CallContextTests {
 
         @Test
         void saturatesTheTimeRemainingOfAnEnormousTimeoutWhenTheClockIsSetBack() {
-            CallContext context = CallContext.withTimeout(Duration.ofSeconds(Long.MAX_VALUE), CallContextTests.this.clock);
+            CallContext context = CallContext.withTimeout(Duration.ofSeconds(Long.MAX_VALUE),
+                    CallContextTests.this.clock);
             CallContextTests.this.clock.advance(Duration.ofHours(-1));
             assertThat(context.timeRemaining()).contains(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
         }

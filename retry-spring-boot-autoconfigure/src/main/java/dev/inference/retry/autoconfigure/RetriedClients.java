@@ -178,7 +178,10 @@ final class RetriedClients implements SmartInitializingSingleton {
         }
     }
 
-    /** Whether an entry names a bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
+    /**
+     * Whether an entry names a bean whose type is known only once it is made, such as a raw
+     * {@code FactoryBean}'s product.
+     */
     private boolean isOfUnknownType(String entry, boolean allowFactoryBeanInit) {
         for (String name : this.beanFactory.getBeanDefinitionNames()) {
             if (sameName(entry, name) && this.beanFactory.getType(name, allowFactoryBeanInit) == null) {

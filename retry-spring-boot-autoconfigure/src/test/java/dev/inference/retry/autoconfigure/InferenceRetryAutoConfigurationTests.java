@@ -229,8 +229,8 @@ class InferenceRetryAutoConfigurationTests {
         void startsWithoutAPolicyWhenMadeAfterAnotherClient() {
             withoutPolicy.withUserConfiguration(OwnRetryClientAfterAnother.class)
                 .withPropertyValues("inference.retry.clients.first.stable-retries=0",
-                        "inference.retry.clients.first.stable-delay=1ms", "inference.retry.clients.first.max-attempts=2",
-                        "inference.retry.clients.first.max-delay=1ms")
+                        "inference.retry.clients.first.stable-delay=1ms",
+                        "inference.retry.clients.first.max-attempts=2", "inference.retry.clients.first.max-delay=1ms")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean("first", RetryClient.class).name()).isEqualTo("first");

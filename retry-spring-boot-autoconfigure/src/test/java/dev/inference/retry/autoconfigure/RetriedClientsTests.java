@@ -202,12 +202,13 @@ class RetriedClientsTests {
             .withBean("openAiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
             .withPropertyValues(TestClients.POLICY);
 
-        private static ApplicationContextInitializer<ConfigurableApplicationContext> environmentVariables(
-                Map<String, Object> variables) {
+        /** Adds one environment variable, in a property source of the kind Spring Boot reads them from. */
+        private static ApplicationContextInitializer<ConfigurableApplicationContext> environmentVariable(String name,
+                String value) {
             return (context) -> context.getEnvironment().getPropertySources().addAfter(
                     StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
                     new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                            variables));
+                            Map.of(name, value)));
         }
 
         private static int maxAttempts(AssertableApplicationContext context, String beanName) {
@@ -217,22 +218,23 @@ class RetriedClientsTests {
 
         @Test
         void applyAnEnvironmentVariableToACamelCaseBeanName() {
-            camelCase.withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2")))
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
                 .run((context) -> assertThat(maxAttempts(context, "openAiClient")).isEqualTo(2));
         }
 
         @Test
         void switchOffACamelCaseBeanFromAnEnvironmentVariable() {
-            camelCase.withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_ENABLED", "false")))
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_ENABLED", "false"))
                 .run((context) -> assertThat(context.getBean("openAiClient")).isInstanceOf(ScriptedClient.class));
         }
 
         @Test
         void letAnEnvironmentVariableOverrideTheSameEntryWrittenInAFileAsTheBeanIsNamed() {
-            camelCase.withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2")))
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
                 .withInitializer((context) -> context.getEnvironment().getPropertySources().addLast(
-                        new MapPropertySource("application.yml", Map.of("inference.retry.clients.openAiClient.max-attempts",
-                                "5", "inference.retry.clients.openAiClient.max-delay", "2s"))))
+                        new MapPropertySource("application.yml",
+                                Map.of("inference.retry.clients.openAiClient.max-attempts", "5",
+                                        "inference.retry.clients.openAiClient.max-delay", "2s"))))
                 .run((context) -> {
                     assertThat(maxAttempts(context, "openAiClient")).isEqualTo(2);
                     assertThat(context.getBean("openAiClient", RetryClient.class).policy().maxDelay())
@@ -249,7 +251,7 @@ class RetriedClientsTests {
 
         @Test
         void reportAnInvalidValueUnderTheNameItWasBoundAs() {
-            camelCase.withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "0")))
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "0"))
                 .run((context) -> assertThat(startupFailure(context)).hasMessage("InferenceClient bean 'openAiClient': "
                         + "inference.retry.clients.openaiclient.max-attempts = 0 is invalid: must be at least 1"));
         }
@@ -257,18 +259,19 @@ class RetriedClientsTests {
         @Test
         void failStartupWhenTwoEntriesNameOneBeanWithDifferentSettings() {
             // A name in brackets binds as written, so the binder keeps the two entries apart.
-            camelCase.withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2")))
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
                 .withPropertyValues("inference.retry.clients.[OpenAiClient].max-attempts=3")
                 .run((context) -> assertThat(startupFailure(context)).hasMessage("InferenceClient bean "
                         + "'openAiClient': inference.retry.clients.OpenAiClient sets it differently from "
-                        + "inference.retry.clients.openaiclient: must set the bean as inference.retry.clients.openaiclient "
-                        + "does, which names the same bean, or be the only entry for it"));
+                        + "inference.retry.clients.openaiclient: must set the bean as "
+                        + "inference.retry.clients.openaiclient does, which names the same bean, or be the only entry "
+                        + "for it"));
         }
 
         @Test
         void failStartupWhenAnEntryMatchesTwoBeans() {
             camelCase.withBean("openaiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
-                .withInitializer(environmentVariables(Map.of("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2")))
+                .withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
                 .run((context) -> {
                     InvalidRetryPropertyException failure = startupFailure(context);
                     assertThat(failure).hasMessage("inference.retry.clients.openaiclient matches more than one "

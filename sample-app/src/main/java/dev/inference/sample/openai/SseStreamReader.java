@@ -23,11 +23,11 @@ import org.jspecify.annotations.Nullable;
  * tell, so before any content the decorator may retry it), an error object in place of a chunk
  * ({@link ProviderErrorException}), the call cancelled or its deadline passing (the
  * {@link AttemptGuard}'s failure), the reading thread interrupted, or the reader closed before the
- * end ({@link CancellationException}; an interrupted thread keeps its interrupt status). It is thrown from {@link #hasNext()} and {@link #next()}, then
- * and every time after, and {@link #result()} reports it. The body is closed as soon as the stream
- * ends, and the attempt's guard withdrawn. An {@link Error} thrown while reading ends the stream as
- * well, and is rethrown as it is; the stream's result is then an {@link IllegalStateException}
- * caused by it.
+ * end ({@link CancellationException}; an interrupted thread keeps its interrupt status). It is
+ * thrown from {@link #hasNext()} and {@link #next()}, then and every time after, and
+ * {@link #result()} reports it. The body is closed as soon as the stream ends, and the attempt's
+ * guard withdrawn. An {@link Error} thrown while reading ends the stream as well, and is rethrown as
+ * it is; the stream's result is then an {@link IllegalStateException} caused by it.
  */
 final class SseStreamReader implements StreamReader {
 

@@ -416,8 +416,8 @@ class OpenAiCompatibleClientTests {
 
             assertThatExceptionOfType(HalfOpenStreamException.class)
                     .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
-                    .satisfies((ex) -> assertThat(ex.getCause())
-                            .hasMessage("The provider sent an error in place of the completion: invalid_request_error"));
+                    .satisfies((ex) -> assertThat(ex.getCause()).hasMessage(
+                            "The provider sent an error in place of the completion: invalid_request_error"));
         }
 
         @ParameterizedTest
@@ -634,8 +634,8 @@ class OpenAiCompatibleClientTests {
                 return interrupted;
             }
             catch (TimeoutException ex) {
-                throw new AssertionError("The interrupted call did not end within " + ENDS_WITHIN_SECONDS + "s; it is at "
-                        + Arrays.toString(caller.getStackTrace()), ex);
+                throw new AssertionError("The interrupted call did not end within " + ENDS_WITHIN_SECONDS
+                        + "s; it is at " + Arrays.toString(caller.getStackTrace()), ex);
             }
         }
 
@@ -651,7 +651,8 @@ class OpenAiCompatibleClientTests {
                 }
                 Thread.onSpinWait();
             }
-            throw new AssertionError("The call never blocked in " + method + ": " + Arrays.toString(thread.getStackTrace()));
+            throw new AssertionError("The call never blocked in " + method + ": "
+                    + Arrays.toString(thread.getStackTrace()));
         }
 
         @Test
@@ -660,8 +661,8 @@ class OpenAiCompatibleClientTests {
                     () -> client.invoke(REQUEST),
                     (connection) -> {
                         connection.readRequest();
-                        connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
-                                + "{\"choices\":[");
+                        connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                + "Content-Length: 500\r\n\r\n{\"choices\":[");
                     });
 
             assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)

@@ -54,7 +54,8 @@ class ChatControllerTests {
         OpenAiCompatibleClient transport = OpenAiCompatibleClient
             .builder(URI.create("http://127.0.0.1:" + this.server.getLocalPort()))
             .build();
-        RetryClient client = RetryClient.builder(transport, new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1)))
+        Policy policy = new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1));
+        RetryClient client = RetryClient.builder(transport, policy)
             .name("openai")
             .sleeper((delay, context) -> { })
             .build();
@@ -111,8 +112,8 @@ class ChatControllerTests {
             response = answered.get(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS);
         }
         catch (TimeoutException ex) {
-            throw new AssertionError("The interrupted request did not end within " + ENDS_WITHIN_SECONDS + "s; it is at "
-                    + Arrays.toString(request.getStackTrace()), ex);
+            throw new AssertionError("The interrupted request did not end within " + ENDS_WITHIN_SECONDS
+                    + "s; it is at " + Arrays.toString(request.getStackTrace()), ex);
         }
         assertThat(response.getStatus()).isEqualTo(503);
         assertThat(response.getContentAsString()).contains("\"title\":\"Call cancelled\"")
@@ -132,6 +133,7 @@ class ChatControllerTests {
             }
             Thread.onSpinWait();
         }
-        throw new AssertionError("The request never blocked in " + method + ": " + Arrays.toString(thread.getStackTrace()));
+        throw new AssertionError("The request never blocked in " + method + ": "
+                + Arrays.toString(thread.getStackTrace()));
     }
 }
