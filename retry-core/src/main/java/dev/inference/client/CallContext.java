@@ -9,11 +9,18 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The caller's side of one inference call: its cancellation, its deadline and its credentials,
  * shared by every attempt of the call.
+ *
+ * <p>A deadline made by {@link #withTimeout(Duration)} is measured on the monotonic clock
+ * ({@link System#nanoTime()}), as Go's are: a step of the wall clock (NTP, a virtual machine
+ * resumed) neither shortens nor stretches the call. {@link #deadline()} reports it as the instant
+ * of the wall clock it fell on when the context was made.
  *
  * <p>A context is <em>done</em> once it has been {@linkplain #cancel() cancelled} or its deadline
  * has passed, whichever happens first; it never becomes undone. Views made with
@@ -24,8 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CallContext {
 
-    private static final CallContext BACKGROUND = new CallContext(null, null, Clock.systemUTC(),
-            Authorizer.none());
+    private static final CallContext BACKGROUND = new CallContext(null, null, Authorizer.none());
 
     /** What the background context, which is never cancelled, hands out: there is nothing to withdraw. */
     private static final Registration NOT_REGISTERED = () -> {
@@ -33,17 +39,13 @@ public final class CallContext {
 
     private final @Nullable Cancellation cancellation;
 
-    private final @Nullable Instant deadline;
-
-    private final Clock clock;
+    private final @Nullable Deadline deadline;
 
     private final Authorizer authorizer;
 
-    private CallContext(@Nullable Cancellation cancellation, @Nullable Instant deadline, Clock clock,
-            Authorizer authorizer) {
+    private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer) {
         this.cancellation = cancellation;
         this.deadline = deadline;
-        this.clock = clock;
         this.authorizer = authorizer;
     }
 
@@ -62,26 +64,47 @@ public final class CallContext {
      * @return a new cancellable context with no credentials
      */
     public static CallContext cancellable() {
-        return new CallContext(new Cancellation(), null, Clock.systemUTC(), Authorizer.none());
+        return new CallContext(new Cancellation(), null, Authorizer.none());
     }
 
     /**
-     * Returns a new cancellable context whose deadline is {@code timeout} from now on the system
-     * clock.
+     * Returns a new cancellable context whose deadline is {@code timeout} from now, measured on the
+     * monotonic clock ({@link System#nanoTime()}), so that a step of the wall clock does not move it.
      *
      * @param timeout how long the call may take; zero or negative makes a context that is already
      *     done
-     * @return a new cancellable context with a deadline and no credentials; a timeout that reaches
-     *     beyond {@link Instant#MAX} gives {@code Instant.MAX} as the deadline
+     * @return a new cancellable context with a deadline and no credentials; its
+     *     {@linkplain #deadline() deadline} is reported as {@code timeout} from now on the system
+     *     UTC clock, {@link Instant#MAX} for a timeout that reaches beyond it
      * @throws NullPointerException if {@code timeout} is {@code null}
      */
     public static CallContext withTimeout(Duration timeout) {
-        return withTimeout(timeout, Clock.systemUTC());
+        return withTimeout(timeout, Clock.systemUTC(), System::nanoTime);
+    }
+
+    /**
+     * Returns a new cancellable context whose deadline is measured on a monotonic source of
+     * nanoseconds and reported on a wall clock: the seam that lets a test step either.
+     *
+     * @param timeout how long the call may take
+     * @param wallClock the clock the deadline is reported on
+     * @param nanoTime the monotonic source it is measured on, such as {@code System::nanoTime}
+     * @return a new cancellable context with a deadline and no credentials
+     */
+    static CallContext withTimeout(Duration timeout, Clock wallClock, LongSupplier nanoTime) {
+        Objects.requireNonNull(timeout, "timeout must not be null");
+        long start = nanoTime.getAsLong();
+        return new CallContext(new Cancellation(),
+                new Deadline(deadlineAfter(wallClock.instant(), timeout), timeout,
+                        () -> Duration.ofNanos(nanoTime.getAsLong() - start)),
+                Authorizer.none());
     }
 
     /**
      * Returns a new cancellable context whose deadline is {@code timeout} from now on the given
-     * clock, which the context then uses to tell whether its deadline has passed.
+     * clock, which the context then also measures the deadline on: the time that passes is the
+     * time that passes on this clock. Meant for tests and simulations, in virtual time; a clock
+     * that steps moves the deadline, which {@link #withTimeout(Duration)} does not.
      *
      * @param timeout how long the call may take; zero or negative makes a context that is already
      *     done
@@ -93,7 +116,10 @@ public final class CallContext {
     public static CallContext withTimeout(Duration timeout, Clock clock) {
         Objects.requireNonNull(timeout, "timeout must not be null");
         Objects.requireNonNull(clock, "clock must not be null");
-        return new CallContext(new Cancellation(), deadlineAfter(clock.instant(), timeout), clock, Authorizer.none());
+        Instant start = clock.instant();
+        return new CallContext(new Cancellation(),
+                new Deadline(deadlineAfter(start, timeout), timeout, () -> Duration.between(start, clock.instant())),
+                Authorizer.none());
     }
 
     /**
@@ -138,8 +164,9 @@ public final class CallContext {
         if (isCancelled()) {
             return Optional.of(new CancellationException("The call was cancelled"));
         }
-        if (deadlinePassed()) {
-            return Optional.of(new DeadlineExceededException("The call's deadline " + this.deadline + " has passed"));
+        Deadline passed = this.deadline;
+        if (passed != null && passed.remaining().isZero()) {
+            return Optional.of(new DeadlineExceededException("The call's deadline " + passed.instant + " has passed"));
         }
         return Optional.empty();
     }
@@ -150,21 +177,18 @@ public final class CallContext {
      * @return the deadline, or empty when the call has none
      */
     public Optional<Instant> deadline() {
-        return Optional.ofNullable(this.deadline);
+        return (this.deadline != null) ? Optional.of(this.deadline.instant) : Optional.empty();
     }
 
     /**
-     * Returns how long remains until the deadline, measured on this context's clock.
+     * Returns how long remains until the deadline, measured as the deadline is: on the monotonic
+     * clock, or on the clock given to {@link #withTimeout(Duration, Clock)}.
      *
      * @return the time left, {@link Duration#ZERO} once the deadline has passed, or empty when the
      *     call has no deadline
      */
     public Optional<Duration> timeRemaining() {
-        if (this.deadline == null) {
-            return Optional.empty();
-        }
-        Duration left = Duration.between(this.clock.instant(), this.deadline);
-        return Optional.of(left.isNegative() ? Duration.ZERO : left);
+        return (this.deadline != null) ? Optional.of(this.deadline.remaining()) : Optional.empty();
     }
 
     /**
@@ -240,7 +264,7 @@ public final class CallContext {
      * @throws NullPointerException if {@code authorizer} is {@code null}
      */
     public CallContext withAuthorizer(Authorizer authorizer) {
-        return new CallContext(this.cancellation, this.deadline, this.clock,
+        return new CallContext(this.cancellation, this.deadline,
                 Objects.requireNonNull(authorizer, "authorizer must not be null"));
     }
 
@@ -249,7 +273,7 @@ public final class CallContext {
     }
 
     private boolean deadlinePassed() {
-        return this.deadline != null && !this.clock.instant().isBefore(this.deadline);
+        return this.deadline != null && this.deadline.remaining().isZero();
     }
 
     private static Instant deadlineAfter(Instant now, Duration timeout) {
@@ -258,6 +282,49 @@ public final class CallContext {
         }
         catch (DateTimeException | ArithmeticException beyondInstantRange) {
             return timeout.isNegative() ? Instant.MIN : Instant.MAX;
+        }
+    }
+
+    /**
+     * A deadline: the instant it is reported as, and the timeout it is measured as, against the
+     * time elapsed since the context was made.
+     */
+    private static final class Deadline {
+
+        /** The longest duration there is, which the time remaining saturates to. */
+        private static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
+        final Instant instant;
+
+        private final Duration timeout;
+
+        private final Supplier<Duration> elapsed;
+
+        /** Set once the deadline is seen to have passed: a context never becomes undone. */
+        private volatile boolean passed;
+
+        Deadline(Instant instant, Duration timeout, Supplier<Duration> elapsed) {
+            this.instant = instant;
+            this.timeout = timeout;
+            this.elapsed = elapsed;
+        }
+
+        Duration remaining() {
+            if (this.passed) {
+                return Duration.ZERO;
+            }
+            Duration elapsed = this.elapsed.get();
+            if (elapsed.compareTo(this.timeout) >= 0 || this.timeout.isNegative() || this.timeout.isZero()) {
+                this.passed = true;
+                return Duration.ZERO;
+            }
+            try {
+                return this.timeout.minus(elapsed);
+            }
+            catch (ArithmeticException beyondDuration) {
+                // An enormous timeout on a clock set back since the context was made.
+                return FOREVER;
+            }
         }
     }
 
@@ -277,6 +344,6 @@ public final class CallContext {
     @Override
     public String toString() {
         return "CallContext[" + (isCancelled() ? "cancelled" : (this.cancellation != null) ? "cancellable" : "background")
-                + ((this.deadline != null) ? ", deadline=" + this.deadline : "") + "]";
+                + ((this.deadline != null) ? ", deadline=" + this.deadline.instant : "") + "]";
     }
 }

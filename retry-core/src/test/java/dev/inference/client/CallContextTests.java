@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -215,6 +216,31 @@ class CallContextTests {
         }
 
         @Test
+        void staysDoneWhenTheClockIsSetBackAfterItsDeadline() {
+            CallContext context = CallContext.withTimeout(Duration.ofSeconds(2), CallContextTests.this.clock);
+            CallContextTests.this.clock.advance(Duration.ofSeconds(2));
+            assertThat(context.isDone()).isTrue();
+            CallContextTests.this.clock.advance(Duration.ofHours(-1));
+            assertThat(context.isDone()).isTrue();
+            assertThat(context.timeRemaining()).contains(Duration.ZERO);
+        }
+
+        @Test
+        void staysDoneWithAZeroTimeoutWhenTheClockIsSetBack() {
+            CallContext context = CallContext.withTimeout(Duration.ZERO, CallContextTests.this.clock);
+            CallContextTests.this.clock.advance(Duration.ofHours(-1));
+            assertThat(context.isDone()).isTrue();
+        }
+
+        @Test
+        void saturatesTheTimeRemainingOfAnEnormousTimeoutWhenTheClockIsSetBack() {
+            CallContext context = CallContext.withTimeout(Duration.ofSeconds(Long.MAX_VALUE),
+                    CallContextTests.this.clock);
+            CallContextTests.this.clock.advance(Duration.ofHours(-1));
+            assertThat(context.timeRemaining()).contains(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
+        }
+
+        @Test
         void isDoneAtOnceWithAZeroTimeout() {
             assertThat(CallContext.withTimeout(Duration.ZERO, CallContextTests.this.clock).isDone()).isTrue();
         }
@@ -292,6 +318,69 @@ class CallContextTests {
                 .withMessage("timeout must not be null");
             assertThatNullPointerException().isThrownBy(() -> CallContext.withTimeout(Duration.ZERO, null))
                 .withMessage("clock must not be null");
+        }
+    }
+
+    /**
+     * The default deadline: reported as an instant of the wall clock, measured on a monotonic
+     * one, so that a step of the wall clock (NTP, a VM resumed) neither shortens nor stretches it.
+     */
+    @Nested
+    class WithTimeoutOnTheMonotonicClock {
+
+        private final AtomicLong nanoTime = new AtomicLong(-7_000_000_000L);
+
+        private final CallContext context = CallContext.withTimeout(Duration.ofSeconds(2), CallContextTests.this.clock,
+                this.nanoTime::get);
+
+        @Test
+        void reportsItsDeadlineOnTheWallClock() {
+            assertThat(this.context.deadline()).contains(MutableClock.START.plusSeconds(2));
+            assertThat(this.context.timeRemaining()).contains(Duration.ofSeconds(2));
+        }
+
+        @Test
+        void keepsItsTimeRemainingWhenTheWallClockStepsForward() {
+            CallContextTests.this.clock.advance(Duration.ofHours(1));
+            assertThat(this.context.timeRemaining()).contains(Duration.ofSeconds(2));
+            assertThat(this.context.isDone()).isFalse();
+        }
+
+        @Test
+        void keepsItsTimeRemainingWhenTheWallClockStepsBack() {
+            CallContextTests.this.clock.advance(Duration.ofHours(-1));
+            assertThat(this.context.timeRemaining()).contains(Duration.ofSeconds(2));
+        }
+
+        @Test
+        void countsDownOnTheMonotonicClock() {
+            this.nanoTime.addAndGet(Duration.ofMillis(1500).toNanos());
+            assertThat(this.context.timeRemaining()).contains(Duration.ofMillis(500));
+            assertThat(this.context.isDone()).isFalse();
+        }
+
+        @Test
+        void isDoneAtItsDeadlineOnTheMonotonicClockWhateverTheWallClockSays() {
+            CallContextTests.this.clock.advance(Duration.ofHours(-1));
+            this.nanoTime.addAndGet(Duration.ofSeconds(2).toNanos());
+            assertThat(this.context.isDone()).isTrue();
+            assertThat(this.context.timeRemaining()).contains(Duration.ZERO);
+            assertThat(this.context.failure()).get()
+                .extracting(Throwable::getMessage)
+                .isEqualTo("The call's deadline 2026-01-01T00:00:02Z has passed");
+        }
+
+        @Test
+        void isNotEndedByAWallClockStepWhileWaiting() throws InterruptedException {
+            CallContextTests.this.clock.advance(Duration.ofHours(1));
+            assertThat(this.context.await(Duration.ofMillis(1))).isFalse();
+        }
+
+        @Test
+        void sharesItsDeadlineWithItsViews() {
+            CallContext view = this.context.withAuthorizer(Authorizer.none());
+            this.nanoTime.addAndGet(Duration.ofSeconds(2).toNanos());
+            assertThat(view.isDone()).isTrue();
         }
     }
 

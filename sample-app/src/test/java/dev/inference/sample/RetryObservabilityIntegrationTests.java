@@ -113,7 +113,7 @@ class RetryObservabilityIntegrationTests {
         HttpResponse<String> response = http.get("/actuator/inferenceretry");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of("openai", Map.of(
+        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of("openai", Map.of("name", "openai",
                 "policy", Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4, "maxDelay", "PT2S"),
                 "schedule", List.of(
                         Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),

@@ -28,20 +28,23 @@ final class ClientPolicyResolver {
      * Resolves the policy of a bean.
      *
      * @param beanName the name of the {@code InferenceClient} bean
+     * @param entry the name of the entry under {@code inference.retry.clients} that configures the
+     *     bean, as it was bound, or {@code null} when none does
      * @param properties the bound properties
      * @return the bean's valid policy
      * @throws InvalidRetryPropertyException naming the bean and the property to fix when a field is
      *     missing or a value is invalid
      */
-    static Policy resolve(String beanName, InferenceRetryProperties properties) {
-        InferenceRetryProperties.@Nullable Client client = properties.getClients().get(beanName);
-        Field<Integer> stableRetries = Field.of(beanName, Policy.Field.STABLE_RETRIES, properties, client,
+    static Policy resolve(String beanName, @Nullable String entry, InferenceRetryProperties properties) {
+        InferenceRetryProperties.@Nullable Client client = (entry != null) ? properties.getClients().get(entry) : null;
+        String clientName = (entry != null) ? entry : beanName;
+        Field<Integer> stableRetries = Field.of(beanName, clientName, Policy.Field.STABLE_RETRIES, properties, client,
                 RetryPolicyProperties::getStableRetries);
-        Field<Duration> stableDelay = Field.of(beanName, Policy.Field.STABLE_DELAY, properties, client,
+        Field<Duration> stableDelay = Field.of(beanName, clientName, Policy.Field.STABLE_DELAY, properties, client,
                 RetryPolicyProperties::getStableDelay);
-        Field<Integer> maxAttempts = Field.of(beanName, Policy.Field.MAX_ATTEMPTS, properties, client,
+        Field<Integer> maxAttempts = Field.of(beanName, clientName, Policy.Field.MAX_ATTEMPTS, properties, client,
                 RetryPolicyProperties::getMaxAttempts);
-        Field<Duration> maxDelay = Field.of(beanName, Policy.Field.MAX_DELAY, properties, client,
+        Field<Duration> maxDelay = Field.of(beanName, clientName, Policy.Field.MAX_DELAY, properties, client,
                 RetryPolicyProperties::getMaxDelay);
         Map<Policy.Field, Field<?>> fields = new EnumMap<>(Policy.Field.class);
         for (Field<?> field : List.of(stableRetries, stableDelay, maxAttempts, maxDelay)) {
@@ -91,10 +94,11 @@ final class ClientPolicyResolver {
             this.value = value;
         }
 
-        static <T> Field<T> of(String beanName, Policy.Field field, InferenceRetryProperties properties,
-                InferenceRetryProperties.@Nullable Client client, Function<RetryPolicyProperties, @Nullable T> getter) {
+        static <T> Field<T> of(String beanName, String clientName, Policy.Field field,
+                InferenceRetryProperties properties, InferenceRetryProperties.@Nullable Client client,
+                Function<RetryPolicyProperties, @Nullable T> getter) {
             String name = RetryPolicyProperties.PROPERTY_NAMES.get(field);
-            String clientProperty = PREFIX + "clients." + beanName + "." + name;
+            String clientProperty = PREFIX + "clients." + clientName + "." + name;
             T overridden = (client != null) ? getter.apply(client) : null;
             if (overridden != null) {
                 return new Field<>(beanName, field, clientProperty, clientProperty, overridden);

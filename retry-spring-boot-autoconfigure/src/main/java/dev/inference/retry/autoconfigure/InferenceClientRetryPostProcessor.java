@@ -13,10 +13,12 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * Wraps every {@code InferenceClient} bean in a {@link RetryClient} named after the bean, exactly
  * once.
  *
- * <p>Left as they are: beans that are a {@code RetryClient} already, targets of a scoped proxy (the
- * proxy, which the application injects, is wrapped instead), and beans that {@link RetriedClients}
- * switches off. The product of a {@code FactoryBean} is wrapped, the factory itself is not. The
- * collaborators come through {@link ObjectProvider}s and are resolved at the first
+ * <p>Left as they are: beans whose object is a {@code RetryClient} already, however they are
+ * declared, targets of a scoped proxy (the proxy, which the application injects, is wrapped
+ * instead), and beans that {@link RetriedClients} switches off. The product of a
+ * {@code FactoryBean} is wrapped, the factory itself is not. Every retrying client that it leaves
+ * or makes is recorded in {@link RetriedClients}, which describes it by its own name and policy.
+ * The collaborators come through {@link ObjectProvider}s and are resolved at the first
  * {@code InferenceClient} bean, so registering this post-processor initialises nothing early.
  */
 final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
@@ -36,17 +38,23 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (!(bean instanceof InferenceClient client) || bean instanceof RetryClient
-                || ScopedProxyUtils.isScopedTarget(beanName)) {
+        if (!(bean instanceof InferenceClient client) || ScopedProxyUtils.isScopedTarget(beanName)) {
             return bean;
         }
-        Optional<Policy> policy = this.clients.getObject().policyFor(beanName);
+        RetriedClients clients = this.clients.getObject();
+        if (bean instanceof RetryClient retrying) {
+            clients.made(beanName, retrying);
+            return bean;
+        }
+        Optional<Policy> policy = clients.policyFor(beanName);
         if (policy.isEmpty()) {
             return bean;
         }
         RetryClient.Builder builder = RetryClient.builder(client, policy.get()).name(beanName);
         this.listeners.orderedStream().forEach(builder::listener);
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
-        return builder.build();
+        RetryClient retrying = builder.build();
+        clients.made(beanName, retrying);
+        return retrying;
     }
 }

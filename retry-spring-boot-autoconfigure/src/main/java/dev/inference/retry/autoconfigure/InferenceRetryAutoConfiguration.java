@@ -3,8 +3,8 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.LazyInitializationExcludeFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -16,11 +16,14 @@ import org.springframework.context.annotation.Conditional;
  * wraps every {@link InferenceClient} bean in a {@link RetryClient} configured by
  * {@code inference.retry.*}.
  *
- * <p>At startup, before any bean is wrapped and {@code @Lazy} beans included, every entry under
- * {@code inference.retry.clients} must name an {@code InferenceClient} bean and every bean to wrap
- * must resolve to a complete, valid policy; otherwise the application fails to start with an
- * {@link InvalidRetryPropertyException}. Every {@link RetryListener} bean is attached to every
- * retrying client, and every {@link RetryClientBuilderCustomizer} bean then customizes its builder.
+ * <p>At startup, {@code @Lazy} beans included, every entry under {@code inference.retry.clients}
+ * must name an {@code InferenceClient} bean and every bean to wrap must resolve to a complete, valid
+ * policy; otherwise the application fails to start with an {@link InvalidRetryPropertyException}. A
+ * bean whose object is a {@code RetryClient} already is not wrapped and needs no policy, whether it
+ * is declared as one or as a plain {@code InferenceClient}, eager or {@code @Lazy}: see
+ * {@link RetriedClients} for how that is told without making lazy beans that need not be made.
+ * Every {@link RetryListener} bean is attached to every retrying client, and every
+ * {@link RetryClientBuilderCustomizer} bean then customizes its builder.
  * With {@code inference.retry.enabled=false} none of this happens; a value of it that is not a
  * boolean fails startup.
  */
@@ -36,7 +39,8 @@ public final class InferenceRetryAutoConfiguration {
     }
 
     @Bean
-    RetriedClients inferenceRetriedClients(InferenceRetryProperties properties, ListableBeanFactory beanFactory) {
+    RetriedClients inferenceRetriedClients(InferenceRetryProperties properties,
+            ConfigurableListableBeanFactory beanFactory) {
         return RetriedClients.resolve(properties, beanFactory);
     }
 

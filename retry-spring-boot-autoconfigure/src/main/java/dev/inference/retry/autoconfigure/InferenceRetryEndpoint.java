@@ -15,7 +15,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code inferenceretry} actuator endpoint: every retried {@code InferenceClient} bean, lazy ones
- * included, with its effective policy and its delay schedule.
+ * included, with its name, its effective policy and its delay schedule. A bean that is a
+ * {@code RetryClient} of the application's own is described by its own name and policy, once it is
+ * made.
  *
  * <p>Durations are ISO-8601 strings ({@code "PT0.2S"}), the form {@link Duration#toString()} prints
  * and {@code inference.retry.*} accepts. The schedule has one row per retry, for the first
@@ -44,7 +46,7 @@ public class InferenceRetryEndpoint {
     @ReadOperation
     public RetriedClientsDescriptor clients() {
         Map<String, ClientDescriptor> descriptors = new LinkedHashMap<>();
-        this.clients.policies().forEach((name, policy) -> descriptors.put(name, describe(policy)));
+        this.clients.clients().forEach((name, client) -> descriptors.put(name, describe(client)));
         return new RetriedClientsDescriptor(descriptors);
     }
 
@@ -56,11 +58,12 @@ public class InferenceRetryEndpoint {
      */
     @ReadOperation
     public @Nullable ClientDescriptor client(@Selector String name) {
-        Policy policy = this.clients.policies().get(name);
-        return (policy != null) ? describe(policy) : null;
+        RetriedClients.Retrying client = this.clients.clients().get(name);
+        return (client != null) ? describe(client) : null;
     }
 
-    private static ClientDescriptor describe(Policy policy) {
+    private static ClientDescriptor describe(RetriedClients.Retrying client) {
+        Policy policy = client.policy();
         int rows = Math.min(policy.maxAttempts() - 1, MAX_SCHEDULE_ROWS);
         List<RetryDescriptor> schedule = new ArrayList<>(rows);
         for (int failedAttempt = 1; failedAttempt <= rows; failedAttempt++) {
@@ -69,8 +72,8 @@ public class InferenceRetryEndpoint {
                     Backoff.shortestDelay(policy, failedAttempt).toString(),
                     Backoff.delayBound(policy, failedAttempt).toString()));
         }
-        return new ClientDescriptor(new PolicyDescriptor(policy.stableRetries(), policy.stableDelay().toString(),
-                policy.maxAttempts(), policy.maxDelay().toString()), schedule);
+        return new ClientDescriptor(client.name(), new PolicyDescriptor(policy.stableRetries(),
+                policy.stableDelay().toString(), policy.maxAttempts(), policy.maxDelay().toString()), schedule);
     }
 
     /**
@@ -84,10 +87,13 @@ public class InferenceRetryEndpoint {
     /**
      * One retried client.
      *
+     * @param name the name the client reports to its listeners, and so the {@code client} tag of
+     *     its meters: the bean name, unless the bean was a retrying client of the application's own
+     *     (or a customizer renamed it)
      * @param policy its effective policy
      * @param schedule its delays, one row per retry, at most {@value InferenceRetryEndpoint#MAX_SCHEDULE_ROWS}
      */
-    public record ClientDescriptor(PolicyDescriptor policy, List<RetryDescriptor> schedule)
+    public record ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule)
             implements OperationResponseBody {
     }
 

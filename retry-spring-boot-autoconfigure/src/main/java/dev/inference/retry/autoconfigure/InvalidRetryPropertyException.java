@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * {@code "InferenceClient bean '<bean>': <property> = <value> is invalid: <rule>"}, or
  * {@code "... <property> is not set: <rule>"} when the value is missing, and
  * {@code "<property> names no InferenceClient bean: <rule>"} for an entry under
- * {@code inference.retry.clients} that matches no bean.
+ * {@code inference.retry.clients} that matches no bean, and
+ * {@code "<property> matches more than one InferenceClient bean: <rule>"} for one that matches
+ * several. Entries match bean names as Spring Boot's relaxed binding matches property names.
  */
 public class InvalidRetryPropertyException extends ConfigException {
 
@@ -75,6 +77,34 @@ public class InvalidRetryPropertyException extends ConfigException {
         return new InvalidRetryPropertyException(property + " names no InferenceClient bean: " + rule, name, property,
                 null, rule, "Rename " + property + " after the InferenceClient bean it is meant for"
                         + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
+    }
+
+    /**
+     * Creates the exception for an entry under {@code inference.retry.clients} that matches more
+     * than one {@code InferenceClient} bean, their names differing only in case, dashes or
+     * underscores.
+     */
+    static InvalidRetryPropertyException ambiguousClient(String name, String property, Collection<String> beanNames) {
+        String rule = "must match exactly one, names compared as Spring Boot's relaxed binding compares them, "
+                + "ignoring case, dashes and underscores (it matches " + beanNames + ")";
+        return new InvalidRetryPropertyException(property + " matches more than one InferenceClient bean: " + rule,
+                name, property, null, rule, "Rename one of the InferenceClient beans " + beanNames
+                        + " so that their names differ in more than case, dashes and underscores, or remove "
+                        + property + ".");
+    }
+
+    /**
+     * Creates the exception for two entries under {@code inference.retry.clients} that name the same
+     * bean in two forms, such as {@code openAiClient} and {@code openaiclient}, and set it
+     * differently.
+     */
+    static InvalidRetryPropertyException conflictingClients(String beanName, String property, String otherProperty) {
+        String rule = "must set the bean as " + otherProperty + " does, which names the same bean, or be the only "
+                + "entry for it";
+        return new InvalidRetryPropertyException("InferenceClient bean '" + beanName + "': " + property
+                + " sets it differently from " + otherProperty + ": " + rule, beanName, property, null, rule,
+                "Keep one of " + otherProperty + " and " + property + ", with the settings meant for bean '"
+                        + beanName + "'.");
     }
 
     private static String describe(String property, @Nullable Object value, String rule) {

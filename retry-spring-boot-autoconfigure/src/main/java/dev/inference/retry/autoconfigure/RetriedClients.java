@@ -6,119 +6,333 @@ import dev.inference.retry.RetryClient;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.scope.ScopedProxyUtils;
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
 /**
- * The {@code InferenceClient} beans to retry, each with its validated policy.
+ * The {@code InferenceClient} beans to retry, each with its validated policy, and the retrying
+ * clients the application context holds for them.
  *
- * <p>Resolved once, at startup, from the bean definitions, so that {@code @Lazy} beans are validated
- * before anything asks for them and nothing is instantiated to find them. A bean is retried unless
- * it is declared as a {@link RetryClient} already, it is the target of a scoped proxy (the proxy is
- * retried instead), or {@code inference.retry.clients.<name>.enabled} is {@code false}.
+ * <p>A bean is retried unless {@code inference.retry.clients.<name>.enabled} is {@code false} or it
+ * is the target of a scoped proxy (the proxy is retried instead). A bean whose object is a
+ * {@link RetryClient} already is left as it is and needs no policy; it is described by its own name
+ * and policy. Every other bean is wrapped, and must resolve to a complete, valid policy.
+ *
+ * <p>Validation happens at startup, in two steps, so that it does not depend on the order in which
+ * beans are made, nor on whether they are {@code @Lazy}:
+ * <ol>
+ * <li>When this object is created, from the bean definitions, nothing instantiated: every entry
+ * under {@code inference.retry.clients} must name an {@code InferenceClient} bean, and every bean to
+ * retry must resolve to a policy. A bean whose declared type tells that it is not a
+ * {@code RetryClient} fails startup at once when it does not; a bean declared as a type that a
+ * {@code RetryClient} could be (such as {@code InferenceClient}) is left for its object to decide.</li>
+ * <li>Once every eager singleton exists ({@link #afterSingletonsInstantiated()}): the products of
+ * raw {@code FactoryBean}s, whose type only the factory knows, are found and validated the same way,
+ * a {@code @Lazy} factory being made for it (never its product). Then each bean left to its object
+ * that has no valid policy is made, if it is a {@code @Lazy} singleton not made yet, and fails
+ * startup unless it is a {@code RetryClient}. A lazy bean with a valid policy is not made.</li>
+ * </ol>
  */
-final class RetriedClients {
+final class RetriedClients implements SmartInitializingSingleton {
 
     private final InferenceRetryProperties properties;
 
-    private final ListableBeanFactory beanFactory;
+    private final ConfigurableListableBeanFactory beanFactory;
 
-    /** Every {@code InferenceClient} bean found at startup, retried or not. */
-    private final Set<String> found;
+    /** Every {@code InferenceClient} bean found at startup, retried or not, in the order found. */
+    private final List<String> found = new CopyOnWriteArrayList<>();
 
-    /** Bean name to policy, in bean registration order. */
-    private final Map<String, Policy> policies;
+    /** The beans to wrap, each with its policy. */
+    private final Map<String, Policy> policies = new ConcurrentHashMap<>();
 
-    private RetriedClients(InferenceRetryProperties properties, ListableBeanFactory beanFactory, List<String> found,
-            Map<String, Policy> policies) {
+    /** The beans without a valid policy that need none if their object is a {@code RetryClient}. */
+    private final Map<String, InvalidRetryPropertyException> unresolved = new ConcurrentHashMap<>();
+
+    /** The entry under {@code inference.retry.clients} that configures each bean that has one. */
+    private volatile Map<String, ClientEntry> entries = Map.of();
+
+    /** The retrying client the application context holds for a bean, once it is made; in the order made. */
+    private final Map<String, Retrying> made = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
         this.properties = properties;
         this.beanFactory = beanFactory;
-        this.found = Set.copyOf(found);
-        this.policies = Collections.unmodifiableMap(policies);
     }
 
     /**
-     * Validates the properties against the {@code InferenceClient} beans of a bean factory.
+     * Validates the properties against the {@code InferenceClient} bean definitions of a bean
+     * factory: the first of the two steps of validation.
      *
      * @param properties the bound properties
      * @param beanFactory the bean factory whose definitions to read; no bean is created
      * @return the beans to retry with their policies
      * @throws InvalidRetryPropertyException for the first entry under {@code inference.retry.clients}
      *     that names no {@code InferenceClient} bean (nor a bean whose type is known only once it is
-     *     made), or else for the first bean without a complete,
-     *     valid policy
+     *     made), or else for the first bean declared as a type that cannot be a {@code RetryClient}
+     *     without a complete, valid policy
      */
-    static RetriedClients resolve(InferenceRetryProperties properties, ListableBeanFactory beanFactory) {
-        List<String> clients = new ArrayList<>();
+    static RetriedClients resolve(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
+        RetriedClients clients = new RetriedClients(properties, beanFactory);
+        List<String> names = new ArrayList<>();
         // allowEagerInit = false: find lazy beans and typed FactoryBeans without creating anything.
         for (String name : beanFactory.getBeanNamesForType(InferenceClient.class, true, false)) {
             if (!ScopedProxyUtils.isScopedTarget(name)) {
-                clients.add(name);
+                names.add(name);
             }
         }
-        for (String name : properties.getClients().keySet()) {
-            if (!clients.contains(name) && !isOfUnknownType(beanFactory, name)) {
-                throw InvalidRetryPropertyException.unknownClient(name, "inference.retry.clients." + name, clients);
-            }
-        }
-        Map<String, Policy> policies = new LinkedHashMap<>();
-        for (String name : clients) {
-            if (isEnabled(properties, name) && !isRetryClient(beanFactory, name)) {
-                policies.put(name, ClientPolicyResolver.resolve(name, properties));
-            }
-        }
-        return new RetriedClients(properties, beanFactory, clients, policies);
-    }
-
-    /** A bean whose type is known only once it is made, such as a raw {@code FactoryBean}'s product. */
-    private static boolean isOfUnknownType(ListableBeanFactory beanFactory, String name) {
-        return beanFactory.containsBean(name) && beanFactory.getType(name, false) == null;
-    }
-
-    private static boolean isEnabled(InferenceRetryProperties properties, String name) {
-        InferenceRetryProperties.@Nullable Client client = properties.getClients().get(name);
-        return client == null || client.isEnabled();
-    }
-
-    private static boolean isRetryClient(ListableBeanFactory beanFactory, String name) {
-        Class<?> type = beanFactory.getType(name, false);
-        return type != null && RetryClient.class.isAssignableFrom(type);
+        clients.found.addAll(names);
+        clients.matchClientEntries(false);
+        names.forEach(clients::resolvePolicy);
+        return clients;
     }
 
     /**
-     * Returns the policy to wrap a bean with.
+     * Matches every entry under {@code inference.retry.clients} to the bean it names, names compared
+     * as Spring Boot's relaxed binding compares property names (ignoring case, dashes and
+     * underscores), so that {@code INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS}, which binds to
+     * the entry {@code openaiclient}, configures the bean {@code openAiClient}. An entry must match
+     * exactly one bean found, or else a bean whose type is still unknown.
      *
-     * <p>A bean that was not found at startup (a {@code FactoryBean} that does not declare its object
-     * type, or a singleton registered later) has its policy resolved now, by the same rules.
+     * @param allowFactoryBeanInit whether a {@code FactoryBean} may be made to tell its product's type
+     */
+    private void matchClientEntries(boolean allowFactoryBeanInit) {
+        Map<String, ClientEntry> matched = new LinkedHashMap<>();
+        this.properties.getClients().forEach((key, client) -> {
+            String property = "inference.retry.clients." + key;
+            List<String> beans = this.found.stream().filter((name) -> sameName(key, name)).toList();
+            if (beans.size() > 1) {
+                throw InvalidRetryPropertyException.ambiguousClient(key, property, beans);
+            }
+            if (beans.isEmpty()) {
+                if (!isOfUnknownType(key, allowFactoryBeanInit)) {
+                    throw InvalidRetryPropertyException.unknownClient(key, property, this.found);
+                }
+                return;
+            }
+            String bean = beans.get(0);
+            ClientEntry entry = new ClientEntry(key, client);
+            ClientEntry other = matched.get(bean);
+            if (other != null && !other.hasTheSameSettings(entry)) {
+                throw InvalidRetryPropertyException.conflictingClients(bean, "inference.retry.clients." + other.key(),
+                        property);
+            }
+            // Of two entries with the same settings, the one written as the bean is named is reported.
+            if (other == null || key.equals(bean)) {
+                matched.put(bean, entry);
+            }
+        });
+        this.entries = Map.copyOf(matched);
+    }
+
+    /** Whether two names are the same to Spring Boot's relaxed binding. */
+    private static boolean sameName(String entry, String bean) {
+        return ConfigurationPropertyName.adapt(entry, '.').equals(ConfigurationPropertyName.adapt(bean, '.'));
+    }
+
+    /** Returns the entry that configures a bean, matched now when the bean was not found at startup. */
+    private Optional<ClientEntry> entryFor(String beanName) {
+        ClientEntry entry = this.entries.get(beanName);
+        if (entry != null) {
+            return Optional.of(entry);
+        }
+        return this.properties.getClients().entrySet().stream()
+            .filter((candidate) -> sameName(candidate.getKey(), beanName))
+            .findFirst()
+            .map((candidate) -> new ClientEntry(candidate.getKey(), candidate.getValue()));
+    }
+
+    private boolean isEnabled(String beanName) {
+        return entryFor(beanName).map((entry) -> entry.client().isEnabled()).orElse(true);
+    }
+
+    private Policy resolvePolicyOf(String beanName) {
+        return ClientPolicyResolver.resolve(beanName, entryFor(beanName).map(ClientEntry::key).orElse(null),
+                this.properties);
+    }
+
+    /** Resolves the policy of a bean found, or leaves the bean to its object when that may decide. */
+    private void resolvePolicy(String name) {
+        Class<?> type = this.beanFactory.getType(name, false);
+        if (!isEnabled(name) || (type != null && RetryClient.class.isAssignableFrom(type))) {
+            return;
+        }
+        try {
+            this.policies.put(name, resolvePolicyOf(name));
+        }
+        catch (InvalidRetryPropertyException ex) {
+            if (!couldBeARetryClient(type) || !isSingleton(name)) {
+                throw ex;
+            }
+            this.unresolved.put(name, ex);
+        }
+    }
+
+    /**
+     * Whether an entry names a bean whose type is known only once it is made, such as a raw
+     * {@code FactoryBean}'s product.
+     */
+    private boolean isOfUnknownType(String entry, boolean allowFactoryBeanInit) {
+        for (String name : this.beanFactory.getBeanDefinitionNames()) {
+            if (sameName(entry, name) && this.beanFactory.getType(name, allowFactoryBeanInit) == null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a bean declared as this type (null when unknown) may turn out to be a RetryClient. */
+    private static boolean couldBeARetryClient(@Nullable Class<?> type) {
+        return type == null || type.isAssignableFrom(RetryClient.class);
+    }
+
+    /** Whether the bean is a singleton, told from its definition so that nothing is made to tell. */
+    private boolean isSingleton(String name) {
+        return this.beanFactory.containsBeanDefinition(name)
+                ? this.beanFactory.getMergedBeanDefinition(name).isSingleton()
+                : this.beanFactory.containsSingleton(name);
+    }
+
+    /**
+     * The second step of validation, once every eager singleton exists. First, the products of
+     * {@code FactoryBean}s that do not declare their type are found, making a {@code @Lazy} factory
+     * (not its product) if it must be made to tell, as Spring does to autowire by type; they are
+     * validated like the others, and so are the entries under {@code inference.retry.clients}
+     * again. Then each bean left to its object that has no valid policy is made, unless it is made
+     * already, so that it fails startup unless it is a {@code RetryClient}.
+     *
+     * @throws InvalidRetryPropertyException for an entry under {@code inference.retry.clients} that
+     *     names no {@code InferenceClient} bean, or a bean found now without a complete, valid policy
+     * @throws RuntimeException what making a bean left to its object threw: an
+     *     {@link InvalidRetryPropertyException} (as the cause of a {@code BeanCreationException}) when
+     *     it is not a {@code RetryClient}
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        List<String> factoryMade = new ArrayList<>();
+        for (String name : this.beanFactory.getBeanDefinitionNames()) {
+            if (!this.found.contains(name) && !ScopedProxyUtils.isScopedTarget(name)
+                    && !this.beanFactory.getMergedBeanDefinition(name).isAbstract()
+                    && this.beanFactory.isFactoryBean(name)) {
+                // Made by now if it is eager: then its type is known without making anything.
+                Class<?> type = this.beanFactory.getType(name, true);
+                if (type != null && InferenceClient.class.isAssignableFrom(type)) {
+                    factoryMade.add(name);
+                }
+            }
+        }
+        this.found.addAll(factoryMade);
+        matchClientEntries(true);
+        factoryMade.forEach(this::resolvePolicy);
+        for (String name : this.found) {
+            if (this.unresolved.containsKey(name) && !this.made.containsKey(name)) {
+                this.beanFactory.getBean(name);
+            }
+        }
+    }
+
+    /**
+     * Returns the policy to wrap a bean with, whose object is not a {@code RetryClient}.
+     *
+     * <p>A bean that was not found at startup (made before the second step of validation found it,
+     * or registered later) has its policy resolved now, by the same rules.
      *
      * @param beanName the name of an {@code InferenceClient} bean
      * @return the policy, or empty when the bean is not to be wrapped (switched off, or not a named
      *     bean of the factory, such as an inner bean)
-     * @throws InvalidRetryPropertyException when a bean found only now has no complete, valid policy
+     * @throws InvalidRetryPropertyException when the bean has no complete, valid policy
      */
     Optional<Policy> policyFor(String beanName) {
         Policy policy = this.policies.get(beanName);
         if (policy != null) {
             return Optional.of(policy);
         }
-        if (this.found.contains(beanName) || !isEnabled(this.properties, beanName)
-                || !this.beanFactory.containsBean(beanName)) {
+        InvalidRetryPropertyException unresolvedPolicy = this.unresolved.get(beanName);
+        if (unresolvedPolicy != null) {
+            throw unresolvedPolicy;
+        }
+        if (this.found.contains(beanName) || !isEnabled(beanName) || !this.beanFactory.containsBean(beanName)) {
             return Optional.empty();
         }
-        return Optional.of(ClientPolicyResolver.resolve(beanName, this.properties));
+        return Optional.of(resolvePolicyOf(beanName));
     }
 
     /**
-     * Returns the beans to retry and their policies.
+     * Records the retrying client that the application context holds for a bean: the one it was
+     * wrapped in, or its own object when that is a {@code RetryClient} already.
      *
-     * @return an unmodifiable map from bean name to policy, in bean registration order
+     * @param beanName the name of the bean
+     * @param client the retrying client
      */
-    Map<String, Policy> policies() {
-        return this.policies;
+    void made(String beanName, RetryClient client) {
+        if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
+            this.made.put(beanName, new Retrying(client.name(), client.policy()));
+        }
+    }
+
+    /**
+     * Returns every retried client: those the application context holds (read from the client
+     * itself), and the beans still to be made that will be wrapped. A bean declared as a
+     * {@code RetryClient} is listed once it is made, as its policy is known only then.
+     *
+     * @return an unmodifiable map from bean name to client, in bean registration order, then the
+     *     beans found later in the order they were made
+     */
+    Map<String, Retrying> clients() {
+        Map<String, Retrying> made;
+        synchronized (this.made) {
+            made = new LinkedHashMap<>(this.made);
+        }
+        Set<String> names = new LinkedHashSet<>(this.found);
+        names.addAll(made.keySet());
+        Map<String, Retrying> clients = new LinkedHashMap<>();
+        for (String name : names) {
+            Retrying retrying = made.get(name);
+            if (retrying == null && this.policies.containsKey(name)) {
+                retrying = new Retrying(name, this.policies.get(name));
+            }
+            if (retrying != null) {
+                clients.put(name, retrying);
+            }
+        }
+        return Collections.unmodifiableMap(clients);
+    }
+
+    /**
+     * An entry under {@code inference.retry.clients}.
+     *
+     * @param key the entry's name, as it was bound
+     * @param client its settings
+     */
+    private record ClientEntry(String key, InferenceRetryProperties.Client client) {
+
+        boolean hasTheSameSettings(ClientEntry other) {
+            InferenceRetryProperties.Client mine = this.client;
+            InferenceRetryProperties.Client theirs = other.client;
+            return mine.isEnabled() == theirs.isEnabled()
+                    && Objects.equals(mine.getStableRetries(), theirs.getStableRetries())
+                    && Objects.equals(mine.getStableDelay(), theirs.getStableDelay())
+                    && Objects.equals(mine.getMaxAttempts(), theirs.getMaxAttempts())
+                    && Objects.equals(mine.getMaxDelay(), theirs.getMaxDelay());
+        }
+    }
+
+    /**
+     * A retrying client as its listeners see it.
+     *
+     * @param name the client's name, which its events and meters carry
+     * @param policy its policy
+     */
+    record Retrying(String name, Policy policy) {
     }
 }

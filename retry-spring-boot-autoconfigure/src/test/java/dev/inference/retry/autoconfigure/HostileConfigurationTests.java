@@ -171,7 +171,6 @@ class HostileConfigurationTests {
                         + "must be at least inference.retry.stable-delay (PT0.1S)",
                 "inference.retry.clients.openai.max-delay"));
         cases.add(unknownClient("a misspelt client name", "opneai", "max-attempts=2"));
-        cases.add(unknownClient("a client name in the wrong case", "OpenAI", "max-attempts=2"));
         cases.add(unknownClient("a client switched off under a misspelt name", "opneai", "enabled=false"));
         cases.add(unbound("a misspelt field under a client", "inference.retry.clients.openai.max-atempts", "3"));
         cases.add(unbound("a field that does not exist under a client", "inference.retry.clients.openai.timeout",
@@ -342,7 +341,7 @@ class HostileConfigurationTests {
                 .run((context) -> {
                     InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
                     String json = JsonMapper.builder().build().writeValueAsString(endpoint.clients());
-                    assertThat(json).contains("\"openai\":{\"policy\":{\"stableRetries\":1")
+                    assertThat(json).contains("\"openai\":{\"name\":\"openai\",\"policy\":{\"stableRetries\":1")
                         .doesNotContain(SECRET);
                     assertThat(JsonMapper.builder().build().writeValueAsString(endpoint.client("openai")))
                         .doesNotContain(SECRET);

@@ -71,12 +71,14 @@ class InferenceRetryApplicationTests {
     @Test
     void servesEveryRetriedClientAtTheInferenceRetryEndpoint() throws Exception {
         assertThat(get("/actuator/inferenceretry")).isEqualTo("""
-                {"clients":{"openai":{"policy":{"stableRetries":2,"stableDelay":"PT0.2S","maxAttempts":5,\
-                "maxDelay":"PT1S"},"schedule":[{"failedAttempt":1,"slot":"PT0.2S","min":"PT0.18S","max":"PT0.22S"},\
+                {"clients":{"openai":{"name":"openai",\
+                "policy":{"stableRetries":2,"stableDelay":"PT0.2S","maxAttempts":5,"maxDelay":"PT1S"},\
+                "schedule":[{"failedAttempt":1,"slot":"PT0.2S","min":"PT0.18S","max":"PT0.22S"},\
                 {"failedAttempt":2,"slot":"PT0.2S","min":"PT0.18S","max":"PT0.22S"},\
                 {"failedAttempt":3,"slot":"PT0.4S","min":"PT0.36S","max":"PT0.44S"},\
                 {"failedAttempt":4,"slot":"PT0.8S","min":"PT0.72S","max":"PT0.88S"}]},\
-                "local":{"policy":{"stableRetries":0,"stableDelay":"PT0.05S","maxAttempts":2,"maxDelay":"PT1S"},\
+                "local":{"name":"local",\
+                "policy":{"stableRetries":0,"stableDelay":"PT0.05S","maxAttempts":2,"maxDelay":"PT1S"},\
                 "schedule":[{"failedAttempt":1,"slot":"PT0.1S","min":"PT0.09S","max":"PT0.11S"}]}}}""");
     }
 

@@ -192,8 +192,105 @@ class InferenceRetryAutoConfigurationTests {
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean(RetriedClients.class).policies()).isEmpty();
+                    assertThat(context.getBean(RetriedClients.class).clients()).isEmpty();
                 });
+        }
+    }
+
+    /**
+     * A bean whose object is a {@code RetryClient} already, declared as a plain
+     * {@code InferenceClient}: its type is known only once it is made. It is left as it is and needs
+     * no policy, however early or late it is made.
+     */
+    @Nested
+    class DeclaredAsAnInferenceClientButARetryClientAlready {
+
+        private final ApplicationContextRunner withoutPolicy = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class);
+
+        @Test
+        void startsWithoutAPolicyWhenMadeEagerly() {
+            withoutPolicy.withUserConfiguration(OwnRetryClient.class).run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThatItIsTheOwnClient(context);
+            });
+        }
+
+        @Test
+        void startsWithoutAPolicyWhenLazy() {
+            withoutPolicy.withUserConfiguration(LazyOwnRetryClient.class).run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThatItIsTheOwnClient(context);
+            });
+        }
+
+        @Test
+        void startsWithoutAPolicyWhenMadeAfterAnotherClient() {
+            withoutPolicy.withUserConfiguration(OwnRetryClientAfterAnother.class)
+                .withPropertyValues("inference.retry.clients.first.stable-retries=0",
+                        "inference.retry.clients.first.stable-delay=1ms",
+                        "inference.retry.clients.first.max-attempts=2", "inference.retry.clients.first.max-delay=1ms")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("first", RetryClient.class).name()).isEqualTo("first");
+                    assertThatItIsTheOwnClient(context);
+                });
+        }
+
+        @Test
+        void isLeftAsItIsAndNotMadeAtStartupWhenLazyAndAPolicyIsSet() {
+            runner.withUserConfiguration(LazyOwnRetryClient.class).run((context) -> {
+                assertThat(context.getBeanFactory().containsSingleton("openai")).isFalse();
+                assertThatItIsTheOwnClient(context);
+            });
+        }
+
+        private static void assertThatItIsTheOwnClient(AssertableApplicationContext context) {
+            RetryClient client = context.getBean("openai", RetryClient.class);
+            assertThat(client.name()).isEqualTo("own");
+            assertThat(client.inner()).isInstanceOf(ScriptedClient.class);
+            assertThat(attemptsReachingTarget(context, "openai")).isEqualTo(2);
+        }
+    }
+
+    /** The application's own retrying client: 2 attempts, named "own", declared as an InferenceClient. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
+    static class OwnRetryClient {
+
+        static final Policy POLICY = new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1));
+
+        @Bean
+        InferenceClient openai(Script script, VirtualTime.Waits waits) {
+            return RetryClient.builder(new ScriptedClient(script), POLICY).name("own").sleeper(waits).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
+    static class LazyOwnRetryClient {
+
+        @Bean
+        @Lazy
+        InferenceClient openai(Script script, VirtualTime.Waits waits) {
+            return new OwnRetryClient().openai(script, waits);
+        }
+    }
+
+    /** A plain client, {@code first}, registered and so made before the own retrying client. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(TestClients.SharedScript.class)
+    static class OwnRetryClientAfterAnother {
+
+        @Bean
+        InferenceClient first(Script script) {
+            return new ScriptedClient(script);
+        }
+
+        @Bean
+        InferenceClient openai(Script script, VirtualTime.Waits waits) {
+            return new OwnRetryClient().openai(script, waits);
         }
     }
 

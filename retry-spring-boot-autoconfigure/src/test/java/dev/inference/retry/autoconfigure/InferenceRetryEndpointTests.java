@@ -7,6 +7,9 @@ import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.ClientDescriptor
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.PolicyDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RetryDescriptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -32,12 +35,12 @@ class InferenceRetryEndpointTests {
         this.runner.run((context) -> {
             InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
             assertThat(endpoint.clients().clients()).containsOnlyKeys("openai", "local");
-            assertThat(endpoint.clients().clients().get("openai")).isEqualTo(new ClientDescriptor(
+            assertThat(endpoint.clients().clients().get("openai")).isEqualTo(new ClientDescriptor("openai",
                     new PolicyDescriptor(1, "PT0.1S", 4, "PT0.3S"),
                     java.util.List.of(new RetryDescriptor(1, "PT0.1S", "PT0.09S", "PT0.11S"),
                             new RetryDescriptor(2, "PT0.2S", "PT0.18S", "PT0.22S"),
                             new RetryDescriptor(3, "PT0.3S", "PT0.27S", "PT0.33S"))));
-            assertThat(endpoint.clients().clients().get("local")).isEqualTo(new ClientDescriptor(
+            assertThat(endpoint.clients().clients().get("local")).isEqualTo(new ClientDescriptor("local",
                     new PolicyDescriptor(0, "PT0.1S", 2, "PT0.3S"),
                     java.util.List.of(new RetryDescriptor(1, "PT0.2S", "PT0.18S", "PT0.22S"))));
         });
@@ -66,6 +69,40 @@ class InferenceRetryEndpointTests {
         this.runner.withPropertyValues("inference.retry.max-attempts=1", "inference.retry.stable-retries=0")
             .run((context) -> assertThat(context.getBean(InferenceRetryEndpoint.class).client("openai").schedule())
                 .isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(classes = { InferenceRetryAutoConfigurationTests.OwnRetryClient.class,
+            InferenceRetryAutoConfigurationTests.OwnRetryClientAfterAnother.class,
+            InferenceRetryAutoConfigurationTests.LazyOwnRetryClient.class })
+    void describesAClientThatIsARetryClientAlreadyByItsOwnNameAndPolicyOnceItIsMade(Class<?> configuration) {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                    InferenceRetryEndpointAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class, configuration)
+            .withPropertyValues("management.endpoints.web.exposure.include=inferenceretry")
+            .withPropertyValues(TestClients.POLICY)
+            .run((context) -> {
+                context.getBean("openai");
+                assertThat(context.getBean(InferenceRetryEndpoint.class).client("openai"))
+                    .isEqualTo(new ClientDescriptor("own", new PolicyDescriptor(0, "PT0.001S", 2, "PT0.001S"),
+                            java.util.List.of(new RetryDescriptor(1, "PT0.001S", "PT0.0009S", "PT0.0011S"))));
+            });
+    }
+
+    @ParameterizedTest
+    @CsvSource({ "factoryMade, dev.inference.retry.autoconfigure.TestClients$UntypedFactoryMade",
+            "lazyFactoryMade, dev.inference.retry.autoconfigure.TestClients$LazyUntypedFactoryMade" })
+    void listsTheProductOfAFactoryBeanThatHidesItsTypeBeforeItIsMade(String name, Class<?> configuration) {
+        this.runner.withUserConfiguration(configuration).run((context) -> {
+            InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+            assertThat(endpoint.clients().clients()).containsOnlyKeys("openai", "local", name);
+            assertThat(endpoint.client(name)).isEqualTo(new ClientDescriptor(name,
+                    new PolicyDescriptor(1, "PT0.1S", 4, "PT0.3S"),
+                    java.util.List.of(new RetryDescriptor(1, "PT0.1S", "PT0.09S", "PT0.11S"),
+                            new RetryDescriptor(2, "PT0.2S", "PT0.18S", "PT0.22S"),
+                            new RetryDescriptor(3, "PT0.3S", "PT0.27S", "PT0.33S"))));
+        });
     }
 
     @Test

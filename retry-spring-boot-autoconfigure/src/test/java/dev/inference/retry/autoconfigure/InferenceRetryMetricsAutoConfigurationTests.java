@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -23,9 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 class InferenceRetryMetricsAutoConfigurationTests {
 
@@ -60,6 +64,33 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 assertThat(exhausted(registry, client, "stream")).isZero();
             }
         });
+    }
+
+    @Test
+    void registersTheExhaustedCountersOfTheProductOfAFactoryBeanThatHidesItsTypeAtZeroAtStartup() {
+        this.runner.withUserConfiguration(TestClients.UntypedFactoryMade.class).run((context) -> {
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(exhausted(registry, "factoryMade", "invoke")).isZero();
+            assertThat(exhausted(registry, "factoryMade", "stream")).isZero();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(classes = { InferenceRetryAutoConfigurationTests.OwnRetryClient.class,
+            InferenceRetryAutoConfigurationTests.OwnRetryClientAfterAnother.class })
+    void registersTheExhaustedCountersOfAClientThatIsARetryClientAlreadyUnderItsOwnName(Class<?> configuration) {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                    InferenceRetryMetricsAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class, configuration)
+            .withBean(SimpleMeterRegistry.class)
+            .withPropertyValues(TestClients.POLICY)
+            .run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.find(MeterRetryListener.EXHAUSTED).tag("client", "openai").counters()).isEmpty();
+                assertThat(exhausted(registry, "own", "invoke")).isZero();
+                assertThat(exhausted(registry, "own", "stream")).isZero();
+            });
     }
 
     static Stream<Arguments> failures() {
@@ -127,6 +158,27 @@ class InferenceRetryMetricsAutoConfigurationTests {
             assertThat(context.getBean(VirtualTime.Waits.class).all())
                 .containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
         });
+    }
+
+    @Test
+    void backsOffForTheApplicationsOwnMeterListenerSoThatEachAttemptCountsOnce() {
+        this.runner.withUserConfiguration(OwnMeterListener.class).run((context) -> {
+            context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get(MeterRetryListener.ATTEMPTS).counters().stream().mapToDouble(Counter::count).sum())
+                .isEqualTo(1);
+            assertThat(context).getBeans(MeterRetryListener.class).containsOnlyKeys("ownMeterListener");
+        });
+    }
+
+    /** The application's own metrics listener, on the same registry. */
+    @Configuration(proxyBeanMethods = false)
+    static class OwnMeterListener {
+
+        @Bean
+        MeterRetryListener ownMeterListener(MeterRegistry registry) {
+            return new MeterRetryListener(registry, List.of());
+        }
     }
 
     @Test

@@ -2,18 +2,31 @@ package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inference.client.InferenceClient;
+import dev.inference.retry.RetryClient;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Startup validation: every bean to retry resolves to a complete, valid policy, and every entry
@@ -65,6 +78,16 @@ class RetriedClientsTests {
                 assertThat(failure.property()).isEqualTo("inference.retry." + field);
                 assertThat(failure.value()).isEmpty();
             });
+        }
+
+        @Test
+        void failsStartupForALazyFactoryBeanThatHidesItsProductsType() {
+            runner.withUserConfiguration(TestClients.LazyUntypedFactoryMade.class)
+                .withPropertyValues(policyWithout("max-delay"))
+                .withPropertyValues("inference.retry.clients.openai.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "InferenceClient bean 'lazyFactoryMade': inference.retry.max-delay is not set: must be set, "
+                                + "or inference.retry.clients.lazyFactoryMade.max-delay instead; there is no default"));
         }
 
         @Test
@@ -149,9 +172,139 @@ class RetriedClientsTests {
         }
 
         @Test
+        void failStartupWhenOneNamesAFactoryBeanThatHidesAProductThatIsNotAnInferenceClient() {
+            new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+                .withUserConfiguration(UntypedTextFactory.class)
+                .withPropertyValues("inference.retry.clients.text.enabled=false")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage(
+                        "inference.retry.clients.text names no InferenceClient bean: "
+                                + "must be the name of an InferenceClient bean (there is none)"));
+        }
+
+        @Test
         void needNoPolicyWhenTheyLeaveTheirBeanUnwrapped() {
             runner.withPropertyValues("inference.retry.clients.openai.enabled=false")
                 .run((context) -> assertThat(context).hasNotFailed());
+        }
+    }
+
+    /**
+     * Entries under {@code inference.retry.clients} name beans the way Spring Boot's relaxed binding
+     * names properties: ignoring case, dashes and underscores, as an environment variable, which is
+     * upper case without separators, must.
+     */
+    @Nested
+    class RelaxedClientNames {
+
+        private final ApplicationContextRunner camelCase = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
+            .withBean("openAiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
+            .withPropertyValues(TestClients.POLICY);
+
+        /** Adds one environment variable, in a property source of the kind Spring Boot reads them from. */
+        private static ApplicationContextInitializer<ConfigurableApplicationContext> environmentVariable(String name,
+                String value) {
+            return (context) -> context.getEnvironment().getPropertySources().addAfter(
+                    StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                    new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                            Map.of(name, value)));
+        }
+
+        private static int maxAttempts(AssertableApplicationContext context, String beanName) {
+            assertThat(context).hasNotFailed();
+            return context.getBean(beanName, RetryClient.class).policy().maxAttempts();
+        }
+
+        @Test
+        void applyAnEnvironmentVariableToACamelCaseBeanName() {
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
+                .run((context) -> assertThat(maxAttempts(context, "openAiClient")).isEqualTo(2));
+        }
+
+        @Test
+        void switchOffACamelCaseBeanFromAnEnvironmentVariable() {
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_ENABLED", "false"))
+                .run((context) -> assertThat(context.getBean("openAiClient")).isInstanceOf(ScriptedClient.class));
+        }
+
+        @Test
+        void letAnEnvironmentVariableOverrideTheSameEntryWrittenInAFileAsTheBeanIsNamed() {
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
+                .withInitializer((context) -> context.getEnvironment().getPropertySources().addLast(
+                        new MapPropertySource("application.yml",
+                                Map.of("inference.retry.clients.openAiClient.max-attempts", "5",
+                                        "inference.retry.clients.openAiClient.max-delay", "2s"))))
+                .run((context) -> {
+                    assertThat(maxAttempts(context, "openAiClient")).isEqualTo(2);
+                    assertThat(context.getBean("openAiClient", RetryClient.class).policy().maxDelay())
+                        .isEqualTo(Duration.ofSeconds(2));
+                });
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = { "open-ai-client", "OpenAiClient", "openaiclient", "OPEN_AI_CLIENT" })
+        void applyAnEntryNamedInAnotherFormOfTheBeanName(String name) {
+            camelCase.withPropertyValues("inference.retry.clients." + name + ".max-attempts=2")
+                .run((context) -> assertThat(maxAttempts(context, "openAiClient")).isEqualTo(2));
+        }
+
+        @Test
+        void reportAnInvalidValueUnderTheNameItWasBoundAs() {
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "0"))
+                .run((context) -> assertThat(startupFailure(context)).hasMessage("InferenceClient bean 'openAiClient': "
+                        + "inference.retry.clients.openaiclient.max-attempts = 0 is invalid: must be at least 1"));
+        }
+
+        @Test
+        void failStartupWhenTwoEntriesNameOneBeanWithDifferentSettings() {
+            // A name in brackets binds as written, so the binder keeps the two entries apart.
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
+                .withPropertyValues("inference.retry.clients.[OpenAiClient].max-attempts=3")
+                .run((context) -> assertThat(startupFailure(context)).hasMessage("InferenceClient bean "
+                        + "'openAiClient': inference.retry.clients.OpenAiClient sets it differently from "
+                        + "inference.retry.clients.openaiclient: must set the bean as "
+                        + "inference.retry.clients.openaiclient does, which names the same bean, or be the only entry "
+                        + "for it"));
+        }
+
+        @Test
+        void failStartupWhenAnEntryMatchesTwoBeans() {
+            camelCase.withBean("openaiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
+                .withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
+                .run((context) -> {
+                    InvalidRetryPropertyException failure = startupFailure(context);
+                    assertThat(failure).hasMessage("inference.retry.clients.openaiclient matches more than one "
+                            + "InferenceClient bean: must match exactly one, names compared as Spring Boot's relaxed "
+                            + "binding compares them, ignoring case, dashes and underscores "
+                            + "(it matches [openAiClient, openaiClient])");
+                    assertThat(failure.action()).isEqualTo("Rename one of the InferenceClient beans [openAiClient, "
+                            + "openaiClient] so that their names differ in more than case, dashes and underscores, "
+                            + "or remove inference.retry.clients.openaiclient.");
+                });
+        }
+    }
+
+    /** A {@code @Lazy} raw {@code FactoryBean} named {@code text}, whose product is a string. */
+    @Configuration(proxyBeanMethods = false)
+    static class UntypedTextFactory {
+
+        @Bean
+        @Lazy
+        @SuppressWarnings("rawtypes")
+        FactoryBean text() {
+            return new FactoryBean<String>() {
+
+                @Override
+                public String getObject() {
+                    return "text";
+                }
+
+                @Override
+                public Class<?> getObjectType() {
+                    return String.class;
+                }
+            };
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -73,6 +74,34 @@ final class TestClients {
         @Lazy
         InferenceClient lazy(Script script) {
             return new ScriptedClient(script);
+        }
+    }
+
+    /**
+     * A raw {@code FactoryBean} named {@code factoryMade}, registered after the clients of the
+     * configurations it is added to: the type of its product is known once the factory is made.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @Import(SharedScript.class)
+    static class UntypedFactoryMade {
+
+        @Bean
+        @SuppressWarnings("rawtypes")
+        FactoryBean factoryMade(Script script) {
+            return new InferenceRetryAutoConfigurationTests.ClientFactory(script);
+        }
+    }
+
+    /** A {@code @Lazy} raw {@code FactoryBean} named {@code lazyFactoryMade}. */
+    @Configuration(proxyBeanMethods = false)
+    @Import(SharedScript.class)
+    static class LazyUntypedFactoryMade {
+
+        @Bean
+        @Lazy
+        @SuppressWarnings("rawtypes")
+        FactoryBean lazyFactoryMade(Script script) {
+            return new InferenceRetryAutoConfigurationTests.ClientFactory(script);
         }
     }
 }

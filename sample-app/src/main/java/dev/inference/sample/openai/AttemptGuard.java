@@ -104,6 +104,25 @@ final class AttemptGuard implements AutoCloseable {
         return Optional.ofNullable(failure);
     }
 
+    /**
+     * Returns the caller's cancellation if the calling thread is interrupted: a read that the
+     * interrupt cut short failed by the caller's doing, not the provider's. The interrupt status
+     * stays set, for the caller to see.
+     *
+     * @param transportFailure what the read threw
+     * @param message the cancellation's message, saying what was being read
+     * @return a {@link CancellationException} caused by {@code transportFailure}, or empty when the
+     *     thread is not interrupted
+     */
+    static Optional<RuntimeException> interruption(Throwable transportFailure, String message) {
+        if (!Thread.currentThread().isInterrupted()) {
+            return Optional.empty();
+        }
+        CancellationException cancelled = new CancellationException(message);
+        cancelled.initCause(transportFailure);
+        return Optional.of(cancelled);
+    }
+
     private boolean aborted() {
         return this.end.getNow(End.CLOSED) != End.CLOSED;
     }

@@ -13,7 +13,8 @@ import tools.jackson.databind.node.ObjectNode;
  * The JSON of the chat-completions protocol: the request body, the unary response, one streamed
  * chunk and the error object. Bodies that do not have the expected shape are reported as
  * {@link NetworkException}s: a provider that answers 200 with a garbled body failed in transit as
- * far as the caller can tell.
+ * far as the caller can tell. A body or chunk that holds an error object, {@code {"error": {...}}},
+ * is the provider's answer instead, and is reported as a {@link ProviderErrorException}.
  */
 final class ChatCompletions {
 
@@ -37,6 +38,7 @@ final class ChatCompletions {
     /** Reads {@code choices[0].message.content} from a unary response. */
     String content(byte[] body) {
         JsonNode response = parse(body, "The provider's response is not valid JSON");
+        throwProviderError(response);
         return response.path("choices").path(0).path("message").path("content").stringValueOpt()
                 .orElseThrow(() -> new NetworkException(
                         "The provider's response has no text at choices[0].message.content", null));
@@ -50,11 +52,29 @@ final class ChatCompletions {
      */
     Optional<String> delta(String data) {
         JsonNode chunk = parse(data, "The provider sent a stream chunk that is not valid JSON");
+        throwProviderError(chunk);
         JsonNode choices = chunk.path("choices");
         if (!choices.isArray()) {
             throw new NetworkException("The provider sent a stream chunk without a choices array", null);
         }
         return choices.path(0).path("delta").path("content").stringValueOpt().filter((text) -> !text.isEmpty());
+    }
+
+    /**
+     * Throws the provider's error if a 200 body or chunk holds an error object; an {@code error}
+     * member that is not an object is left to fail as a malformed body.
+     */
+    private static void throwProviderError(JsonNode body) {
+        JsonNode error = body.path("error");
+        if (!error.isObject()) {
+            return;
+        }
+        JsonNode status = error.path("status");
+        JsonNode code = error.path("code");
+        Integer carried = status.isInt() ? Integer.valueOf(status.intValue())
+                : code.isInt() ? Integer.valueOf(code.intValue()) : null;
+        throw ProviderErrorException.classify(carried, code.stringValueOpt().orElse(null),
+                error.path("type").stringValueOpt().orElse(null), error.path("message").stringValueOpt().orElse(null));
     }
 
     /** Reads {@code error.code}, or else {@code error.type}, from an error body, if it is an identifier. */

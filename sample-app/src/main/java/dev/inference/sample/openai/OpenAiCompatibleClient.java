@@ -42,6 +42,12 @@ import org.jspecify.annotations.Nullable;
  * <li>The connection refused, reset or timed out, the body cut before it was complete, or a
  * response that is not the expected JSON: {@link NetworkException}, with the transport's or the
  * parser's exception as its cause.</li>
+ * <li>A 200 whose body, or whose stream's event, is an error object ({@code {"error": {...}}}) in
+ * place of the completion: a {@link ProviderErrorException}, an {@link HttpStatusException} whose
+ * status says whether the error is transient (rate limited, overloaded, a server error) or not
+ * (an invalid request, a context too long, and any error it does not know), keeping the
+ * provider's code, type and message. Before any content, the decorator retries exactly the
+ * transient ones; after content, it ends the stream like any failure.</li>
  * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
  * delay, read from {@code retry-after-ms} (milliseconds) or else {@code Retry-After} (seconds or an
  * HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
@@ -51,6 +57,9 @@ import org.jspecify.annotations.Nullable;
  * {@link CancellationException}. Its deadline passing: the same, with a
  * {@link DeadlineExceededException}. A context that is already done fails the call with its
  * {@linkplain CallContext#failure() failure} before anything is sent.</li>
+ * <li>The calling thread interrupted, while it waits for the response or reads a body (a stream's
+ * included, on every Java version): the exchange is aborted and the call, or the stream, ends with
+ * a {@link CancellationException}; the thread's interrupt status stays set.</li>
  * </ul>
  * Messages never hold the request body, the credentials or the response body.
  *
@@ -63,7 +72,13 @@ import org.jspecify.annotations.Nullable;
  * status was 2xx but that first read fails, {@code stream} throws a
  * {@link HalfOpenStreamException} carrying the reader and the typed failure. After that, every
  * failure (the connection cut, the body ending without {@code [DONE]}, a malformed chunk) ends the
- * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}.
+ * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}. An
+ * error event, before content or after, is a {@link ProviderErrorException}. No line of the
+ * stream, and no event's data, may be longer than 1 MiB: a longer one fails the stream with a
+ * {@link NetworkException} (a half-open stream before any content, which the decorator may retry,
+ * like any body that did not arrive as expected; a final failure after content), so that one
+ * endless line cannot exhaust the memory. An {@link Error} while the stream is established
+ * withdraws the attempt's cancellation and deadline hooks and closes the body before it goes on.
  *
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and
@@ -84,6 +99,9 @@ public final class OpenAiCompatibleClient implements InferenceClient {
 
     /** Enough for any provider's error object; a longer body is cut off unread. */
     private static final int ERROR_BODY_LIMIT = 16 * 1024;
+
+    /** The cancellation's message when the caller's thread is interrupted while a body is read. */
+    static final String INTERRUPTED_READING_RESPONSE = "Interrupted while reading the provider's response";
 
     private final URI endpoint;
 
@@ -144,8 +162,10 @@ public final class OpenAiCompatibleClient implements InferenceClient {
                 body = in.readAllBytes();
             }
             catch (IOException ex) {
-                throw guard.abortFailure(ex).orElseGet(
-                        () -> new NetworkException("The connection was cut before the response was complete", ex));
+                throw guard.abortFailure(ex)
+                        .or(() -> AttemptGuard.interruption(ex, INTERRUPTED_READING_RESPONSE))
+                        .orElseGet(() -> new NetworkException("The connection was cut before the response was complete",
+                                ex));
             }
             // An abort closes the body, which then reads as a short but clean end.
             guard.abortFailure(null).ifPresent((aborted) -> {
@@ -182,6 +202,11 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         catch (RuntimeException ex) {
             throw new HalfOpenStreamException(reader, ex);
         }
+        catch (Error error) {
+            // The reader has ended itself; closing it again is harmless and keeps this method whole.
+            reader.close();
+            throw error;
+        }
         return reader;
     }
 
@@ -190,7 +215,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             AttemptGuard guard) {
         HttpRequest httpRequest = httpRequest(request, stream, authorizer);
         CompletableFuture<HttpResponse<InputStream>> inFlight = this.http.sendAsync(httpRequest,
-                HttpResponse.BodyHandlers.ofInputStream());
+                InterruptibleBody.handler());
         guard.onAbort(() -> inFlight.cancel(true));
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
@@ -253,6 +278,9 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         catch (InterruptedException ex) {
             inFlight.cancel(true);
+            // The response may have arrived just as the interrupt did, too late to be cancelled:
+            // close it, or it holds its connection open for ever.
+            inFlight.thenAccept((response) -> closeQuietly(response.body()));
             Thread.currentThread().interrupt();
             CancellationException cancelled = new CancellationException(
                     "Interrupted while waiting for the provider");
@@ -297,7 +325,11 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             errorBody = in.readNBytes(ERROR_BODY_LIMIT);
         }
         catch (IOException ex) {
-            // The status is the failure; a body lost in transit changes nothing about it.
+            // An interrupt is the caller's cancellation, whatever the status; a body lost in
+            // transit changes nothing about the status otherwise.
+            AttemptGuard.interruption(ex, INTERRUPTED_READING_RESPONSE).ifPresent((cancelled) -> {
+                throw cancelled;
+            });
             errorBody = new byte[0];
         }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");

@@ -4,15 +4,11 @@ import dev.inference.client.StreamEvent;
 import dev.inference.client.StreamReader;
 import dev.inference.client.StreamResult;
 import dev.inference.failure.NetworkException;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
@@ -22,33 +18,46 @@ import org.jspecify.annotations.Nullable;
  * text are skipped), and {@code data: [DONE]} ends the stream normally.
  *
  * <p>The first failure ends the stream for good: the connection cut, the body ending without
- * {@code [DONE]} or a malformed chunk ({@link NetworkException}), the call cancelled or its deadline
- * passing (the {@link AttemptGuard}'s failure), or the reader closed before the end
- * ({@link CancellationException}). It is thrown from {@link #hasNext()} and {@link #next()}, then
- * and every time after, and {@link #result()} reports it. The body is closed as soon as the stream
- * ends.
+ * {@code [DONE]}, a malformed chunk, or a line or an event longer than {@link #MAX_LINE_BYTES}
+ * ({@link NetworkException}: the provider's answer did not arrive as sent, as far as the caller can
+ * tell, so before any content the decorator may retry it), an error object in place of a chunk
+ * ({@link ProviderErrorException}), the call cancelled or its deadline passing (the
+ * {@link AttemptGuard}'s failure), the reading thread interrupted, or the reader closed before the
+ * end ({@link CancellationException}; an interrupted thread keeps its interrupt status). It is
+ * thrown from {@link #hasNext()} and {@link #next()}, then and every time after, and
+ * {@link #result()} reports it. The body is closed as soon as the stream ends, and the attempt's
+ * guard withdrawn. An {@link Error} thrown while reading ends the stream as well, and is rethrown as
+ * it is; the stream's result is then an {@link IllegalStateException} caused by it.
  */
 final class SseStreamReader implements StreamReader {
 
+    /**
+     * The longest line of a stream, and the most data one event may carry, in bytes: 1 MiB, some
+     * thousand times a provider's usual chunk, and a bound on what one read can make this client hold.
+     */
+    static final int MAX_LINE_BYTES = 1024 * 1024;
+
     private static final String DONE = "[DONE]";
+
+    /** The cancellation's message when the reading thread is interrupted. */
+    private static final String INTERRUPTED = "Interrupted while reading the provider's stream";
 
     private final InputStream body;
 
-    private final BufferedReader lines;
+    private final SseLines lines;
 
     private final AttemptGuard guard;
 
     private final ChatCompletions json;
 
+    /** Set once, by whichever ends the stream first: the reading thread or {@link #close()}. */
     private final AtomicReference<@Nullable StreamResult> result = new AtomicReference<>();
-
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private @Nullable StreamEvent pending;
 
     SseStreamReader(InputStream body, AttemptGuard guard, ChatCompletions json) {
         this.body = body;
-        this.lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        this.lines = new SseLines(body, MAX_LINE_BYTES);
         this.guard = guard;
         this.json = json;
         guard.onAbort(this::closeBody);
@@ -79,6 +88,11 @@ final class SseStreamReader implements StreamReader {
             // A concurrent close() may have ended the stream first: report what ended it.
             throw end(StreamResult.failed(ex)).failure().orElse(ex);
         }
+        catch (Error error) {
+            // Release the body and the context's hooks all the same; the Error itself goes on as it is.
+            end(StreamResult.failed(new IllegalStateException("Reading the stream failed with " + error, error)));
+            throw error;
+        }
     }
 
     @Override
@@ -102,11 +116,12 @@ final class SseStreamReader implements StreamReader {
 
     /**
      * Closes the body. A stream that has not ended by then ends with a
-     * {@link CancellationException}.
+     * {@link CancellationException}, which a read blocked in another thread then throws as well.
      */
     @Override
     public void close() {
-        if (this.closed.compareAndSet(false, true)) {
+        if (this.result.get() == null) {
+            // The result is set before the body is closed, so a read that the close cuts short finds it.
             end(StreamResult.failed(new CancellationException("The stream reader was closed before the stream ended")));
         }
     }
@@ -128,6 +143,7 @@ final class SseStreamReader implements StreamReader {
     /** Returns the data of the next event that has some, per the server-sent events format. */
     private String nextData() {
         StringBuilder data = null;
+        long dataBytes = 0;
         while (true) {
             String line = readLine();
             if (line.isEmpty()) {
@@ -143,7 +159,17 @@ final class SseStreamReader implements StreamReader {
                 continue;
             }
             String value = (colon < 0) ? "" : line.substring(colon + 1);
-            value = value.startsWith(" ") ? value.substring(1) : value;
+            int prefix = (colon < 0) ? line.length() : colon + 1;
+            if (value.startsWith(" ")) {
+                value = value.substring(1);
+                prefix++;
+            }
+            // The prefix is ASCII: as many bytes as characters. One more byte per line joined.
+            dataBytes += this.lines.lastLength() - prefix + ((data != null) ? 1 : 0);
+            if (dataBytes > MAX_LINE_BYTES) {
+                throw new NetworkException("The provider sent a server-sent event whose data is longer than "
+                        + MAX_LINE_BYTES + " bytes", null);
+            }
             data = (data == null) ? new StringBuilder(value) : data.append('\n').append(value);
         }
     }
@@ -151,7 +177,7 @@ final class SseStreamReader implements StreamReader {
     private String readLine() {
         String line;
         try {
-            line = this.lines.readLine();
+            line = this.lines.next();
         }
         catch (IOException ex) {
             throw interrupted(ex, "The stream was cut before [DONE]");
@@ -163,12 +189,14 @@ final class SseStreamReader implements StreamReader {
     }
 
     private RuntimeException interrupted(@Nullable IOException cause, String message) {
-        // close() sets the flag before it ends the stream: until it has ended it, this is an ordinary failure.
         StreamResult ended = this.result.get();
-        if (this.closed.get() && ended != null) {
-            return ended.failure().orElseThrow();
+        if (ended != null && ended.failure().isPresent()) {
+            // Closed meanwhile: what ended the stream is the close, not the read it cut short.
+            return ended.failure().get();
         }
-        return this.guard.abortFailure(cause).orElseGet(() -> new NetworkException(message, cause));
+        return this.guard.abortFailure(cause)
+                .or(() -> (cause != null) ? AttemptGuard.interruption(cause, INTERRUPTED) : Optional.empty())
+                .orElseGet(() -> new NetworkException(message, cause));
     }
 
     /** Ends the stream unless it has already ended, and returns what ended it. */
@@ -182,7 +210,7 @@ final class SseStreamReader implements StreamReader {
         return ended;
     }
 
-    /** Closes the body itself, not the buffered reader, whose lock a blocked read may be holding. */
+    /** Closes the body, which ends a read blocked in it. */
     private void closeBody() {
         try {
             this.body.close();

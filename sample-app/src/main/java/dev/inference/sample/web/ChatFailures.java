@@ -5,6 +5,8 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.ExhaustedException;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -13,15 +15,16 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Turns the failures of inference calls into RFC 9457 problem details: 503 when the provider kept
  * failing until the retries ran out (with their number as {@code attempts}) or when this instance is
- * shutting down and ended the call's wait before a retry, 502 when it failed in
- * a way no retry can mend, 504 when the call's deadline passed. The same details describe a stream
- * that fails once it is under way, in its {@code error} event.
+ * shutting down and ended the call's wait before a retry, 502 when it failed in a way no retry can
+ * mend, 504 when the call's deadline passed, and 503 when the call was cancelled on this side (the
+ * request's thread interrupted), which is no failure of the provider's. The same details describe a
+ * stream that fails once it is under way, in its {@code error} event.
  */
 @RestControllerAdvice
 class ChatFailures {
 
     @ExceptionHandler({ ExhaustedException.class, HttpStatusException.class, NetworkException.class,
-            DeadlineExceededException.class, ShutdownException.class })
+            DeadlineExceededException.class, ShutdownException.class, CancellationException.class })
     ProblemDetail inferenceFailed(RuntimeException ex) {
         return problem(ex);
     }
@@ -61,6 +64,12 @@ class ChatFailures {
         if (failure instanceof DeadlineExceededException) {
             ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, failure.getMessage());
             problem.setTitle("Deadline exceeded");
+            return problem;
+        }
+        if (failure instanceof CancellationException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                    Objects.requireNonNullElse(failure.getMessage(), "The call was cancelled"));
+            problem.setTitle("Call cancelled");
             return problem;
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,

@@ -35,12 +35,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +75,9 @@ class OpenAiCompatibleClientTests {
 
     private static final String STREAM_BODY =
             "{\"model\":\"gpt-test\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"stream\":true}";
+
+    /** The longest line, and event, that a stream reader accepts. */
+    private static final int ONE_MIB = 1024 * 1024;
 
     /** Retries at once: the tests count attempts, they do not wait for them. */
     private static final Policy POLICY = new Policy(1, Duration.ofMillis(1), 3, Duration.ofMillis(1));
@@ -296,6 +304,155 @@ class OpenAiCompatibleClientTests {
                         Map.of("retry-after-ms", "later", "Retry-After", "3"), Optional.of(Duration.ofSeconds(3))));
     }
 
+    /**
+     * An error object sent with a 200 in place of the completion, in a stream's first event or as
+     * a unary body: the provider's answer, classified by its type.
+     */
+    @Nested
+    class InBandErrors {
+
+        private static final String CONTEXT_LENGTH_EXCEEDED = "{\"error\":{\"message\":\"This model's maximum "
+                + "context length is 8192 tokens\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
+                + "\"code\":\"context_length_exceeded\"}}";
+
+        private static final String OVERLOADED = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                + "\"message\":\"Overloaded\"}}";
+
+        private LoopbackServer.Script errorEvent(String error) {
+            return (connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + "event: error\ndata: " + error + "\n\n");
+            };
+        }
+
+        @Test
+        void aPermanentErrorBeforeAnyContentIsTheProvidersAnswerAndIsNotRetried() {
+            for (int attempt = 0; attempt < POLICY.maxAttempts(); attempt++) {
+                server.enqueue(errorEvent(CONTEXT_LENGTH_EXCEEDED));
+            }
+
+            assertThatExceptionOfType(ProviderErrorException.class)
+                    .isThrownBy(() -> retrying().stream(REQUEST, CallContext.background()))
+                    .withMessage("The provider sent an error in place of the completion: context_length_exceeded "
+                            + "(invalid_request_error)")
+                    .satisfies((ex) -> {
+                        assertThat(ex.status()).isEqualTo(400);
+                        assertThat(ex.code()).contains("context_length_exceeded");
+                        assertThat(ex.type()).contains("invalid_request_error");
+                        assertThat(ex.providerMessage()).contains("This model's maximum context length is 8192 tokens");
+                        assertThat(ex.retryAfter()).isEmpty();
+                    });
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void aTransientErrorBeforeAnyContentIsRetryable() {
+            server.enqueue(errorEvent(OVERLOADED));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(ProviderErrorException.class)
+                            .hasMessage("The provider sent an error in place of the completion: overloaded_error")
+                            .extracting((cause) -> ((HttpStatusException) cause).status()).isEqualTo(503));
+        }
+
+        @Test
+        void aTransientErrorBeforeAnyContentIsRetriedAndTheNextAttemptStreams() {
+            server.enqueue(errorEvent(OVERLOADED));
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + DONE);
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(reader.hasNext()).isFalse();
+                assertThat(reader.result().attempts()).isEqualTo(2);
+            }
+        }
+
+        @Test
+        void anErrorAfterContentEndsTheStreamWithIt() {
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + "data: " + OVERLOADED + "\n\n");
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThatExceptionOfType(ProviderErrorException.class).isThrownBy(reader::hasNext)
+                        .withMessage("The provider sent an error in place of the completion: overloaded_error");
+                assertThat(reader.result().failure()).get().isInstanceOf(ProviderErrorException.class);
+                assertThat(reader.result().attempts()).isEqualTo(1);
+            }
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void aUnaryErrorBodyWithA200IsTheProvidersAnswer() {
+            server.enqueue(respond(200, Map.of("Content-Type", "application/json"), CONTEXT_LENGTH_EXCEEDED));
+
+            assertThatExceptionOfType(ProviderErrorException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("The provider sent an error in place of the completion: context_length_exceeded "
+                            + "(invalid_request_error)")
+                    .satisfies((ex) -> assertThat(ex.status()).isEqualTo(400));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @MethodSource("dev.inference.sample.openai.OpenAiCompatibleClientTests#inBandErrors")
+        void takesItsStatusFromTheProvidersStatusOrType(String error, int status) {
+            server.enqueue(errorEvent("{\"error\":" + error + "}"));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(HttpStatusException.class)
+                            .extracting((cause) -> ((HttpStatusException) cause).status()).isEqualTo(status));
+        }
+
+        @Test
+        void keepsAMessageThatIsNotAnIdentifierOutOfItsOwn() {
+            server.enqueue(errorEvent("{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"key sk-secret is "
+                    + "wrong\",\"message\":\"You said: my password is hunter2\"}}"));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).hasMessage(
+                            "The provider sent an error in place of the completion: invalid_request_error"));
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = { "{\"error\":\"overloaded\"}", "{\"error\":null}", "{\"error\":[1]}" })
+        void anErrorThatIsNotAnObjectIsAMalformedChunk(String chunk) {
+            server.enqueue(errorEvent(chunk));
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(NetworkException.class)
+                            .hasMessage("The provider sent a stream chunk without a choices array"));
+        }
+    }
+
+    static Stream<Arguments> inBandErrors() {
+        return Stream.of(
+                Arguments.of("{\"type\":\"server_error\",\"message\":\"oops\"}", 500),
+                Arguments.of("{\"type\":\"api_error\",\"message\":\"Internal server error\"}", 500),
+                Arguments.of("{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}", 503),
+                Arguments.of("{\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}", 429),
+                Arguments.of("{\"type\":\"rate_limit_error\",\"message\":\"Slow down\"}", 429),
+                Arguments.of("{\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}", 400),
+                Arguments.of("{\"type\":\"invalid_request_error\",\"code\":null}", 400),
+                Arguments.of("{\"type\":\"authentication_error\"}", 401),
+                Arguments.of("{\"type\":\"permission_error\"}", 403),
+                Arguments.of("{\"type\":\"not_found_error\"}", 404),
+                Arguments.of("{\"type\":\"insufficient_quota\",\"code\":\"insufficient_quota\"}", 400),
+                Arguments.of("{\"message\":\"no type at all\"}", 400),
+                Arguments.of("{\"type\":\"something_new\"}", 400),
+                Arguments.of("{\"code\":429,\"message\":\"Resource exhausted\"}", 429),
+                Arguments.of("{\"code\":503,\"status\":\"UNAVAILABLE\"}", 503),
+                Arguments.of("{\"status\":502,\"type\":\"invalid_request_error\"}", 502),
+                Arguments.of("{\"code\":200,\"type\":\"server_error\"}", 500));
+    }
+
     @Nested
     class Credentials {
 
@@ -335,6 +492,29 @@ class OpenAiCompatibleClientTests {
 
             assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST, context))
                     .withMessageNotContaining("token-1");
+        }
+    }
+
+    @Nested
+    class Errors {
+
+        @Test
+        void anErrorFromTheAuthorizerPropagatesAndLeavesNothingRegisteredWithTheContext() {
+            AtomicInteger registered = new AtomicInteger();
+            CallContext context = CallContext.cancellable().withAuthorizer(() -> {
+                throw new SseStreamReaderTests.InjectedError();
+            });
+            context.onCancel(registered::incrementAndGet);
+
+            assertThatExceptionOfType(SseStreamReaderTests.InjectedError.class)
+                    .isThrownBy(() -> client.stream(REQUEST, context));
+            assertThatExceptionOfType(SseStreamReaderTests.InjectedError.class)
+                    .isThrownBy(() -> client.invoke(REQUEST, context));
+
+            // Only the test's own action runs: every attempt withdrew its abort.
+            context.cancel();
+            assertThat(registered).hasValue(1);
+            assertThat(server.requests()).isEmpty();
         }
     }
 
@@ -406,6 +586,126 @@ class OpenAiCompatibleClientTests {
             });
             return closedByClient;
         }
+    }
+
+    /**
+     * The caller's thread interrupted while it is blocked reading a body: the caller's
+     * cancellation, whatever the body is.
+     */
+    @Nested
+    class InterruptedWhileReadingABody {
+
+        /** How long a call may take to end once interrupted before the test gives up on it. */
+        private static final long ENDS_WITHIN_SECONDS = 10;
+
+        /**
+         * Makes a call on a thread of its own, waits until that thread is blocked in
+         * {@code readingMethod} (and, when given, until the call says it is reading), interrupts it,
+         * and returns how the call ended, once the client has closed the connection as well.
+         */
+        private <T> Interrupted callInterruptedWhileReading(String readingMethod, CountDownLatch reading,
+                Callable<T> call, LoopbackServer.Script script) throws Exception {
+            CompletableFuture<Void> closedByClient = new CompletableFuture<>();
+            server.enqueue((connection) -> {
+                script.play(connection);
+                connection.awaitClientClose();
+                closedByClient.complete(null);
+            });
+            CompletableFuture<Interrupted> ended = new CompletableFuture<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    call.call();
+                    ended.complete(new Interrupted(null, Thread.currentThread().isInterrupted()));
+                }
+                catch (Exception ex) {
+                    ended.complete(new Interrupted(ex, Thread.currentThread().isInterrupted()));
+                }
+            }, "interrupted-caller");
+            caller.setDaemon(true);
+            caller.start();
+            assertThat(reading.await(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS)).as("the call reached its read").isTrue();
+            awaitBlockedIn(caller, readingMethod);
+
+            caller.interrupt();
+
+            try {
+                Interrupted interrupted = ended.get(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS);
+                closedByClient.get(ENDS_WITHIN_SECONDS, TimeUnit.SECONDS);
+                return interrupted;
+            }
+            catch (TimeoutException ex) {
+                throw new AssertionError("The interrupted call did not end within " + ENDS_WITHIN_SECONDS
+                        + "s; it is at " + Arrays.toString(caller.getStackTrace()), ex);
+            }
+        }
+
+        /** Waits, polling, until the thread is parked with a method of this name on its stack. */
+        private void awaitBlockedIn(Thread thread, String method) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ENDS_WITHIN_SECONDS);
+            while (System.nanoTime() < deadline) {
+                Thread.State state = thread.getState();
+                boolean inMethod = Arrays.stream(thread.getStackTrace())
+                        .anyMatch((frame) -> frame.getMethodName().equals(method));
+                if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && inMethod) {
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+            throw new AssertionError("The call never blocked in " + method + ": "
+                    + Arrays.toString(thread.getStackTrace()));
+        }
+
+        @Test
+        void ofAUnaryResponseEndsTheCallWithACancellationAndKeepsTheInterrupt() throws Exception {
+            Interrupted interrupted = callInterruptedWhileReading("readAllBytes", new CountDownLatch(0),
+                    () -> client.invoke(REQUEST),
+                    (connection) -> {
+                        connection.readRequest();
+                        connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                + "Content-Length: 500\r\n\r\n{\"choices\":[");
+                    });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's response");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+
+        @Test
+        void ofAnErrorResponseEndsTheCallWithACancellationNotItsStatus() throws Exception {
+            Interrupted interrupted = callInterruptedWhileReading("readNBytes", new CountDownLatch(0),
+                    () -> client.invoke(REQUEST),
+                    (connection) -> {
+                        connection.readRequest();
+                        connection.write("HTTP/1.1 503 Busy\r\nContent-Length: 500\r\n\r\n{\"error\":");
+                    });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's response");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+
+        @Test
+        void ofAStreamEndsTheStreamWithACancellationAndKeepsTheInterrupt() throws Exception {
+            CountDownLatch reading = new CountDownLatch(1);
+            Interrupted interrupted = callInterruptedWhileReading("hasNext", reading, () -> {
+                try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
+                    reader.next();
+                    reading.countDown();
+                    return reader.hasNext();
+                }
+            }, (connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a"));
+            });
+
+            assertThat(interrupted.failure()).isInstanceOf(CancellationException.class)
+                    .hasMessage("Interrupted while reading the provider's stream");
+            assertThat(interrupted.stillInterrupted()).isTrue();
+        }
+    }
+
+    /** How an interrupted call ended: what it threw, and whether its thread was still interrupted. */
+    private record Interrupted(Exception failure, boolean stillInterrupted) {
     }
 
     @Nested
@@ -520,13 +820,63 @@ class OpenAiCompatibleClientTests {
         void chunkWithoutChoicesEndsTheStream() {
             server.enqueue((connection) -> {
                 connection.readRequest();
-                connection.write(SSE_HEAD + chunk("a") + "data: {\"error\":{\"message\":\"overloaded\"}}\n\n");
+                connection.write(SSE_HEAD + chunk("a") + "data: {\"object\":\"chat.completion.chunk\"}\n\n");
             });
 
             try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
                 reader.next();
                 assertThat(catchNetworkException(reader::hasNext))
                         .hasMessage("The provider sent a stream chunk without a choices array");
+            }
+        }
+
+        @Test
+        void aLineLongerThanTheBoundBeforeAnyContentIsAHalfOpenTransitFailure() {
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + "data: {\"choices\":[{\"delta\":{\"content\":\""
+                        + "x".repeat(ONE_MIB) + "\"}}]}\n\n" + DONE);
+            });
+
+            assertThatExceptionOfType(HalfOpenStreamException.class)
+                    .isThrownBy(() -> client.stream(REQUEST, CallContext.background()))
+                    .satisfies((ex) -> assertThat(ex.getCause()).isInstanceOf(NetworkException.class)
+                            .hasMessage("The provider sent a server-sent events line longer than 1048576 bytes"));
+        }
+
+        @Test
+        void aLineLongerThanTheBoundAfterContentEndsTheStream() throws Exception {
+            CompletableFuture<Void> closedByClient = new CompletableFuture<>();
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + "data: " + "x".repeat(2 * ONE_MIB) + "\n\n");
+                connection.awaitClientClose();
+                closedByClient.complete(null);
+            });
+
+            try (StreamReader reader = retrying().stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(catchNetworkException(reader::hasNext))
+                        .hasMessage("The provider sent a server-sent events line longer than 1048576 bytes");
+                assertThat(reader.result().attempts()).isEqualTo(1);
+            }
+            closedByClient.get();
+            assertThat(server.requests()).hasSize(1);
+        }
+
+        @Test
+        void anEventWhoseDataLinesAddUpToMoreThanTheBoundEndsTheStream() {
+            String line = "data: " + "x".repeat(1000) + "\n";
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write(SSE_HEAD + chunk("a") + line.repeat(ONE_MIB / 1000 + 1) + "\n"
+                        + DONE);
+            });
+
+            try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
+                assertThat(reader.next().data()).isEqualTo("a");
+                assertThat(catchNetworkException(reader::hasNext))
+                        .hasMessage("The provider sent a server-sent event whose data is longer than 1048576 bytes");
             }
         }
 
