@@ -143,9 +143,9 @@ final class AsyncExchange {
         }
     }
 
-    private void decide(RetryingOpenAiHttpClient.Outcome outcome) {
-        if (outcome.isSuccess()) {
-            succeed(outcome.response());
+    private void decide(RetryingOpenAiHttpClient.Outcome attempted) {
+        if (attempted.isSuccess()) {
+            succeed(attempted.response());
             return;
         }
         RetryExecution current = this.execution;
@@ -153,20 +153,16 @@ final class AsyncExchange {
             current = this.retrier.start(this.operation, this.context);
             this.execution = current;
         }
-        RuntimeException failure = Objects.requireNonNull(outcome.failure());
-        boolean handOver = outcome.handsOver();
         // The caller gave up while the attempt ran: that, not the attempt's failure, ends the call.
+        RetryingOpenAiHttpClient.Outcome outcome = attempted;
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
-            done.get().addSuppressed(failure);
-            failure = done.get();
-            if (handOver) {
-                outcome.discard();
-                handOver = false;
-            }
+            done.get().addSuppressed(Objects.requireNonNull(attempted.failure()));
+            attempted.discard();
+            outcome = RetryingOpenAiHttpClient.Outcome.failed(done.get());
         }
-        RetryExecution.Decision decision = current.failed(failure);
-        if (handOver) {
+        RetryExecution.Decision decision = RetryingOpenAiHttpClient.decide(current, outcome);
+        if (outcome.handsOver()) {
             complete(outcome.response());
             return;
         }
@@ -175,7 +171,7 @@ final class AsyncExchange {
             return;
         }
         RetryExecution retrying = current;
-        new Wait(failure, () -> {
+        new Wait(outcome.failure(), () -> {
             retrying.beginNextAttempt();
             cooldownThenAttempt();
         }).begin(decision.delay());

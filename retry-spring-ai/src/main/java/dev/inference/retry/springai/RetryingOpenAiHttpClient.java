@@ -206,7 +206,7 @@ final class RetryingOpenAiHttpClient implements HttpClient {
         Outcome outcome = firstFailure;
         for (;;) {
             if (outcome != null) {
-                RetryExecution.Decision decision = execution.failed(failureOf(outcome));
+                RetryExecution.Decision decision = decide(execution, outcome);
                 if (outcome.handsOver()) {
                     return outcome.response();
                 }
@@ -227,8 +227,15 @@ final class RetryingOpenAiHttpClient implements HttpClient {
         }
     }
 
-    private static RuntimeException failureOf(Outcome outcome) {
-        return Objects.requireNonNull(outcome.failure());
+    /** Tells the execution of a failed attempt; an Error from a listener still closes the response. */
+    static RetryExecution.Decision decide(RetryExecution execution, Outcome outcome) {
+        try {
+            return execution.failed(Objects.requireNonNull(outcome.failure()));
+        }
+        catch (Error ex) {
+            outcome.discard();
+            throw ex;
+        }
     }
 
     private Outcome attemptBlocking(HttpRequest request, RequestOptions requestOptions, int attempt) {

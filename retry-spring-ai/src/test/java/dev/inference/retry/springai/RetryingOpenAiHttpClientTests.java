@@ -14,6 +14,8 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.openai.core.RequestOptions;
+import com.openai.core.http.Headers;
+import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpMethod;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpRequestBody;
@@ -24,10 +26,12 @@ import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryListener;
 import dev.inference.retry.ShutdownSignal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,6 +43,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -169,6 +174,41 @@ class RetryingOpenAiHttpClientTests {
                 assertThat(finished.event().failure()).isInstanceOfSatisfying(HttpStatusException.class,
                         (failure) -> assertThat(failure.status()).isEqualTo(400));
             });
+        }
+
+        @Test
+        void closesTheResponseItWouldHaveHandedOverWhenAListenerThrowsAnError() {
+            always(aResponse().withStatus(400));
+            List<HttpResponse> closed = new CopyOnWriteArrayList<>();
+            HttpClient closeRecording = new HttpClient() {
+
+                @Override
+                public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+                    return closeRecorded(transport.execute(request, requestOptions), closed);
+                }
+
+                @Override
+                public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+                    return transport.executeAsync(request, requestOptions).thenApply((response) -> closeRecorded(response, closed));
+                }
+
+                @Override
+                public void close() {
+                    transport.close();
+                }
+            };
+            Retrier failingListener = Retrier.builder(QUICK).listener(new RetryListener() {
+
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw new AssertionError("listener");
+                }
+            }).build();
+            RetryingOpenAiHttpClient client = new RetryingOpenAiHttpClient(closeRecording, failingListener, timer,
+                    streamReader, streamCalls);
+
+            assertThatThrownBy(() -> client.execute(request(false))).isInstanceOf(AssertionError.class).hasMessage("listener");
+            assertThat(closed).hasSize(1);
         }
 
         @Test
@@ -399,6 +439,32 @@ class RetryingOpenAiHttpClientTests {
             this.streamReads.incrementAndGet();
             this.streamReader.execute(task);
         }, this.streamCalls);
+    }
+
+    private static HttpResponse closeRecorded(HttpResponse response, List<HttpResponse> closed) {
+        return new HttpResponse() {
+
+            @Override
+            public int statusCode() {
+                return response.statusCode();
+            }
+
+            @Override
+            public Headers headers() {
+                return response.headers();
+            }
+
+            @Override
+            public InputStream body() {
+                return response.body();
+            }
+
+            @Override
+            public void close() {
+                closed.add(this);
+                response.close();
+            }
+        };
     }
 
     private static HttpRequest request(boolean stream) {
