@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -170,6 +171,35 @@ class OpenAiChatModelRetryTests {
                 assertThat(String.join("", chunks)).isEqualTo("Hello there");
                 assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo", " there");
                 assertThat(requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void givesUpAfterMaxAttemptsWithTheExhaustionAsTheSdkSignalsAFailure() {
+            always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Try later")));
+            run((context) -> {
+                OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+
+                // The SDK signals every failure of a stream in a CompletionException, its own included.
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOf(CompletionException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> assertThat(ex.getCause())
+                        .isInstanceOf(InternalServerException.class));
+                assertThat(requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void passesAPermanentFailureThroughAsTheSdkSignalsIt() {
+            always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
+            run((context) -> {
+                OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(BadRequestException.class);
+                assertThat(requests()).isEqualTo(1);
             });
         }
 
