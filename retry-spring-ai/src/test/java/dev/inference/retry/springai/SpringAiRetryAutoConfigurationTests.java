@@ -1,8 +1,12 @@
 package dev.inference.retry.springai;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
 import com.openai.client.OpenAIClient;
 import com.openai.client.OpenAIClientAsync;
 import dev.inference.retry.Policy;
@@ -10,11 +14,7 @@ import dev.inference.retry.Retrier;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -32,8 +32,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * When the auto-configuration retries which chat model beans, and what it keeps of them. The provider's
- * address is a loopback port that nothing listens on.
+ * When the auto-configuration retries which chat model beans, and what it keeps of them. Only the test
+ * of the observations calls the model; the others never reach the provider's address.
  */
 class SpringAiRetryAutoConfigurationTests {
 
@@ -42,12 +42,12 @@ class SpringAiRetryAutoConfigurationTests {
 
     private final List<String> asked = new CopyOnWriteArrayList<>();
 
-    private static final String CLOSED_PROVIDER = "http://127.0.0.1:" + closedPort() + "/v1";
+    private static final String UNUSED_PROVIDER = "http://127.0.0.1:9/v1";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 SpringAiRetryAutoConfiguration.class))
-        .withPropertyValues("spring.ai.openai.base-url=" + CLOSED_PROVIDER, "spring.ai.openai.api-key=test");
+        .withPropertyValues("spring.ai.openai.base-url=" + UNUSED_PROVIDER, "spring.ai.openai.api-key=test");
 
     @Nested
     class BacksOff {
@@ -119,7 +119,7 @@ class SpringAiRetryAutoConfigurationTests {
         void aModelTheApplicationBuiltItself() {
             runner.withBean(ChatModelRetriers.class, () -> retriers(true))
                 .withBean("openAiChatModel", OpenAiChatModel.class, () -> OpenAiChatModel.builder()
-                    .options(OpenAiChatOptions.builder().baseUrl(CLOSED_PROVIDER).apiKey("test").build())
+                    .options(OpenAiChatOptions.builder().baseUrl(UNUSED_PROVIDER).apiKey("test").build())
                     .build())
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -159,18 +159,27 @@ class SpringAiRetryAutoConfigurationTests {
                     return true;
                 }
             });
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withBean(ObservationRegistry.class, () -> registry)
-                .withBean(ChatModelObservationConvention.class, NamedConvention::new)
-                .run((context) -> {
-                    OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
-                    assertRetried(model, true);
+            WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+            provider.start();
+            try {
+                provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(aResponse()
+                    .withHeader("Content-Type", "application/json")
+                    .withBody(OpenAiWire.completion("Hello"))));
+                runner.withBean(ChatModelRetriers.class, () -> retriers(true))
+                    .withBean(ObservationRegistry.class, () -> registry)
+                    .withBean(ChatModelObservationConvention.class, NamedConvention::new)
+                    .withPropertyValues("spring.ai.openai.base-url=http://127.0.0.1:" + provider.port() + "/v1")
+                    .run((context) -> {
+                        OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+                        assertRetried(model, true);
 
-                    // Nothing listens at the provider's address: the call fails, but is observed first.
-                    catchThrowable(() -> model.call("Hi"));
-
-                    assertThat(observed).contains("custom.chat");
-                });
+                        assertThat(model.call("Hi")).isEqualTo("Hello");
+                        assertThat(observed).contains("custom.chat");
+                    });
+            }
+            finally {
+                provider.stop();
+            }
         }
     }
 
@@ -192,15 +201,6 @@ class SpringAiRetryAutoConfigurationTests {
                     .hasMessageEndingWith("To start without retrying it, set "
                             + "inference.retry.clients.openAiChatModel.enabled=false (or "
                             + "inference.retry.spring-ai.enabled=false for every Spring AI model)"));
-        }
-    }
-
-    private static int closedPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
         }
     }
 
