@@ -1,0 +1,216 @@
+package dev.inference.retry.springai;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.openai.core.JsonField;
+import com.openai.core.JsonMissing;
+import com.openai.core.JsonValue;
+import com.openai.core.ObjectMappers;
+import com.openai.core.http.Headers;
+import com.openai.core.http.HttpResponse;
+import com.openai.errors.InternalServerException;
+import com.openai.errors.OpenAIIoException;
+import com.openai.errors.OpenAIServiceException;
+import com.openai.errors.RateLimitException;
+import com.openai.errors.SseException;
+import com.openai.errors.UnexpectedStatusCodeException;
+import com.openai.models.ErrorObject;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.failure.RetryAfter;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns what an OpenAI SDK exchange produced into the failures the retry decisions classify, in the
+ * form the SDK itself would have thrown.
+ *
+ * <p>Each failure is the SDK's own exception class, built with the SDK's public builders from the
+ * same status, headers and error body its error handler reads (OpenAI Java SDK 4.49.0), with the
+ * core's typed failure ({@link HttpStatusException} or {@link NetworkException}) as its cause. The
+ * typed cause is what {@link dev.inference.retry.Classification} reads; the SDK class on top is what
+ * the caller finds as the cause of an {@link dev.inference.retry.ExhaustedException}.
+ */
+final class OpenAiFailures {
+
+    /** The header in which the OpenAI API gives its wait in milliseconds, read before {@code Retry-After}. */
+    static final String RETRY_AFTER_MS = "retry-after-ms";
+
+    static final String RETRY_AFTER = "Retry-After";
+
+    /** Error types that say "try again later" when a stream reports them before any content. */
+    private static final Set<String> RATE_LIMITED = Set.of("rate_limit", "rate_limit_error", "rate_limit_exceeded");
+
+    private static final Set<String> SERVER_ERRORS = Set.of("server_error", "api_error", "internal_error");
+
+    private static final Set<String> OVERLOADED = Set.of("overloaded", "overloaded_error", "server_overloaded");
+
+    private static final TypeReference<JsonField<ErrorObject>> ERROR_OBJECT = new TypeReference<>() {
+    };
+
+    private OpenAiFailures() {
+    }
+
+    /**
+     * Returns the typed failure of a response whose status is 400 or more. Reads the headers only.
+     *
+     * @param response the response
+     * @param clock the clock that says what "now" is for a {@code Retry-After} date
+     * @return the status failure with the provider's {@code Retry-After}, if any
+     */
+    static HttpStatusException statusFailure(HttpResponse response, Clock clock) {
+        int status = response.statusCode();
+        return new HttpStatusException(status, "The provider answered HTTP " + status, retryAfter(response.headers(), clock)
+            .orElse(null));
+    }
+
+    /**
+     * Reads the wait a provider asked for: {@code retry-after-ms} first, then {@code Retry-After}.
+     *
+     * @param headers the response headers
+     * @param clock the clock for an HTTP-date
+     * @return the positive wait, or empty when the headers ask for none (or garbage)
+     */
+    static Optional<Duration> retryAfter(Headers headers, Clock clock) {
+        Optional<Duration> millis = RetryAfter.parseMillis(first(headers, RETRY_AFTER_MS));
+        return millis.isPresent() ? millis : RetryAfter.parse(first(headers, RETRY_AFTER), clock);
+    }
+
+    /**
+     * Builds the exception the SDK throws for a retryable status: {@link RateLimitException} for 429,
+     * {@link InternalServerException} for 500 to 599, {@link UnexpectedStatusCodeException} for any
+     * other (408). Reads and consumes the response body; the caller closes the response.
+     *
+     * @param response the response whose status {@code typed} describes
+     * @param typed the typed failure, attached as the cause
+     * @return the SDK's exception for the response
+     */
+    static OpenAIServiceException retryableStatusException(HttpResponse response, HttpStatusException typed) {
+        JsonField<ErrorObject> error = errorBody(response);
+        Headers headers = response.headers();
+        int status = typed.status();
+        if (status == 429) {
+            return RateLimitException.builder().headers(headers).error(error).cause(typed).build();
+        }
+        if (status >= 500 && status <= 599) {
+            return InternalServerException.builder().statusCode(status).headers(headers).error(error).cause(typed).build();
+        }
+        return UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).error(error).cause(typed)
+            .build();
+    }
+
+    /**
+     * Returns the transport's I/O failure as the SDK threw it, with a {@link NetworkException} in its
+     * cause chain: a copy with the same class, message, stack trace and suppressed exceptions, whose
+     * cause is a {@link NetworkException} caused by the original cause (the {@link java.io.IOException}).
+     *
+     * @param thrown what the transport threw
+     * @return the copy, which classifies as a network failure
+     */
+    static OpenAIIoException networkFailure(OpenAIIoException thrown) {
+        String message = (thrown.getMessage() != null) ? thrown.getMessage() : "The request failed";
+        OpenAIIoException copy = new OpenAIIoException(thrown.getMessage(),
+                new NetworkException(message, thrown.getCause()));
+        copy.setStackTrace(thrown.getStackTrace());
+        for (Throwable suppressed : thrown.getSuppressed()) {
+            copy.addSuppressed(suppressed);
+        }
+        return copy;
+    }
+
+    /**
+     * Classifies the data of a stream's first event: an {@code error} object there is the provider's
+     * in-band failure, sent before any content.
+     *
+     * @param data the first event's data, its lines joined with {@code \n}
+     * @param response the response the event came in, for the SDK exception's status and headers
+     * @return the {@link SseException} the SDK would throw for that event, caused by a retryable
+     *     {@link HttpStatusException} when the error's type or code is transient (rate limit: 429, server
+     *     error: 500, overloaded: 503) and with no cause when it is permanent; or empty when the event is
+     *     not an error
+     */
+    static Optional<SseException> inBandFailure(String data, HttpResponse response) {
+        if (data.startsWith("[DONE]")) {
+            return Optional.empty();
+        }
+        JsonNode event;
+        try {
+            event = ObjectMappers.jsonMapper().readTree(data);
+        }
+        catch (Exception notJson) {
+            return Optional.empty();
+        }
+        // As the SDK does: any "error" member, even null, makes the event an error.
+        JsonNode error = (event != null) ? event.get("error") : null;
+        if (error == null) {
+            return Optional.empty();
+        }
+        int status = transientStatus(text(error, "type"), text(error, "code"));
+        HttpStatusException typed = (status == 0) ? null : new HttpStatusException(status,
+                "The provider sent a " + text(error, "type") + " error in the stream before any content", null);
+        return Optional.of(SseException.builder()
+            .statusCode(response.statusCode())
+            .headers(response.headers())
+            .error(errorObject(error))
+            .cause(typed)
+            .build());
+    }
+
+    private static int transientStatus(@Nullable String type, @Nullable String code) {
+        for (String each : new String[] { type, code }) {
+            if (each == null) {
+                continue;
+            }
+            String kind = each.toLowerCase(Locale.ROOT);
+            if (RATE_LIMITED.contains(kind)) {
+                return 429;
+            }
+            if (SERVER_ERRORS.contains(kind)) {
+                return 500;
+            }
+            if (OVERLOADED.contains(kind)) {
+                return 503;
+            }
+        }
+        return 0;
+    }
+
+    /** Reads an error body as the SDK's error handler does: its "error" member, else the whole body. */
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private static JsonField<ErrorObject> errorBody(HttpResponse response) {
+        try (InputStream body = response.body()) {
+            JsonNode node = ObjectMappers.jsonMapper().readValue(body, JsonNode.class);
+            JsonNode error = node.get("error");
+            return (error != null) ? errorObject(error) : (JsonField) JsonValue.fromJsonNode(node);
+        }
+        catch (Exception unreadable) {
+            return (JsonField) JsonMissing.of();
+        }
+    }
+
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private static JsonField<ErrorObject> errorObject(JsonNode error) {
+        try {
+            return ObjectMappers.jsonMapper().readerFor(ERROR_OBJECT).readValue(error);
+        }
+        catch (Exception unreadable) {
+            return (JsonField) JsonMissing.of();
+        }
+    }
+
+    private static @Nullable String text(JsonNode node, String member) {
+        JsonNode value = node.get(member);
+        return (value != null && value.isTextual()) ? value.asText() : null;
+    }
+
+    private static @Nullable String first(Headers headers, String name) {
+        List<String> values = headers.values(name);
+        return values.isEmpty() ? null : values.get(0);
+    }
+}

@@ -1,0 +1,50 @@
+package dev.inference.retry.springai;
+
+import com.openai.client.OpenAIClientAsyncImpl;
+import com.openai.client.OpenAIClientImpl;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
+ * retries the provider exchanges of Spring AI chat models beneath their beans.
+ *
+ * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists, and
+ * {@code inference.retry.spring-ai.enabled} is not {@code false}. Then every {@code OpenAiChatModel}
+ * bean for which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients
+ * whose HTTP exchanges that retrier retries and whose own retries are off. Without the OpenAI model
+ * on the class path, nothing of it is loaded.
+ */
+@AutoConfiguration(afterName = "dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration")
+@ConditionalOnClass(ChatModel.class)
+@ConditionalOnBooleanProperty(name = "inference.retry.spring-ai.enabled", matchIfMissing = true)
+@ConditionalOnBean(ChatModelRetriers.class)
+public final class SpringAiRetryAutoConfiguration {
+
+    /** The timer of the waits of every retried model, stopped when the application context closes. */
+    @Bean
+    RetryTimer inferenceRetrySpringAiTimer() {
+        return new RetryTimer();
+    }
+
+    /** The OpenAI model, on the official OpenAI Java SDK. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ OpenAiChatModel.class, OpenAIClientImpl.class, OpenAIClientAsyncImpl.class })
+    @ImportRuntimeHints(OpenAiRetryRuntimeHints.class)
+    static class OpenAi {
+
+        @Bean
+        static OpenAiChatModelRetryPostProcessor inferenceRetryOpenAiChatModelPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            return new OpenAiChatModelRetryPostProcessor(retriers, timer);
+        }
+    }
+}

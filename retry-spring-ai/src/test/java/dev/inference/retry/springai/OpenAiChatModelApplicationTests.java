@@ -1,0 +1,123 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.client.ChatClient;
+import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * An application with the real OpenAI starter and every auto-configuration it brings, whose code
+ * injects {@code OpenAiChatModel} by its class.
+ */
+class OpenAiChatModelApplicationTests {
+
+    private final WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+
+    private final RecordingRetryEvents events = new RecordingRetryEvents();
+
+    @BeforeEach
+    void startProvider() {
+        this.provider.start();
+        this.provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("flaky")
+            .whenScenarioStateIs(STARTED)
+            .willReturn(aResponse().withStatus(503))
+            .willSetStateTo("recovered"));
+        this.provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("flaky")
+            .whenScenarioStateIs("recovered")
+            .willReturn(aResponse().withHeader("Content-Type", "application/json")
+                .withBody(OpenAiWire.completion("Hello"))));
+    }
+
+    @AfterEach
+    void stopProvider() {
+        this.provider.stop();
+    }
+
+    @Test
+    void startsAndRetriesTheCallsOfCodeThatInjectsTheModelByClass() {
+        try (ConfigurableApplicationContext context = start()) {
+            Greeter greeter = context.getBean(Greeter.class);
+
+            assertThat(greeter.greet()).isEqualTo("Hello");
+            assertThat(greeter.model).isSameAs(context.getBean("openAiChatModel"))
+                .isExactlyInstanceOf(OpenAiChatModel.class);
+            assertThat(OpenAiChatModelRebuild.isRetried(greeter.model, "openAiChatModel")).isTrue();
+            assertThat(requests()).isEqualTo(2);
+            assertThat(this.events.scheduled()).hasSize(1);
+        }
+    }
+
+    @Test
+    void retriesTheCallsOfAChatClientOverTheModel() {
+        try (ConfigurableApplicationContext context = start()) {
+            ChatClient client = context.getBean(ChatClient.Builder.class).build();
+
+            assertThat(client.prompt("Hi").call().content()).isEqualTo("Hello");
+            assertThat(requests()).isEqualTo(2);
+        }
+    }
+
+    private ConfigurableApplicationContext start() {
+        Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
+            .name("openAiChatModel")
+            .listener(this.events)
+            .build();
+        return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+            .initializers((context) -> context.getBeanFactory()
+                .registerSingleton("chatModelRetriers", (ChatModelRetriers) (name) -> name.equals("openAiChatModel")
+                        ? Optional.of(retrier) : Optional.empty()))
+            .properties("spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
+                    "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+                    "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+                    "spring.ai.model.moderation=none", "spring.main.banner-mode=off")
+            .run();
+    }
+
+    private int requests() {
+        return this.provider.countRequestsMatching(postRequestedFor(urlEqualTo(OpenAiWire.PATH)).build()).getCount();
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class Application {
+
+        @Bean
+        Greeter greeter(OpenAiChatModel model) {
+            return new Greeter(model);
+        }
+    }
+
+    /** Application code that needs the OpenAI model itself, not just a ChatModel. */
+    static class Greeter {
+
+        final OpenAiChatModel model;
+
+        Greeter(OpenAiChatModel model) {
+            this.model = model;
+        }
+
+        String greet() {
+            return this.model.call("Hi");
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.openai.client.OpenAIClient;
+import com.openai.client.OpenAIClientImpl;
+import com.openai.core.ClientOptions;
+import com.openai.core.http.Headers;
+import com.openai.core.http.HttpMethod;
+import com.openai.core.http.HttpRequest;
+import com.openai.core.http.HttpResponse;
+import com.openai.errors.OpenAIIoException;
+import com.openai.errors.OpenAIServiceException;
+import com.openai.errors.SseException;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.retry.Classification;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
+
+class OpenAiFailuresTests {
+
+    private static final WireMockServer provider = new WireMockServer(
+            wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+
+    @BeforeAll
+    static void startProvider() {
+        provider.start();
+    }
+
+    @AfterAll
+    static void stopProvider() {
+        provider.stop();
+    }
+
+    @Nested
+    class RetryableStatuses {
+
+        @ParameterizedTest(name = "[{index}] {0} {1}")
+        @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+                429 | {"error":{"message":"Slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}
+                503 | {"error":{"message":"Busy","type":"server_error","param":null,"code":null}}
+                500 | not json
+                502 | {"detail":"no error member"}
+                408 | ""
+                """)
+        void areTheExceptionsTheSdkThrowsForTheSameResponse(int status, String body) throws IOException {
+            provider.resetAll();
+            provider.stubFor(post(urlEqualTo(OpenAiWire.PATH))
+                .willReturn(aResponse().withStatus(status).withHeader("x-request-id", "req-1").withBody(body)));
+            SpringAiOpenAiHttpClient transport = SpringAiOpenAiHttpClient.builder().build();
+            try {
+                OpenAIClient plain = new OpenAIClientImpl(ClientOptions.builder().httpClient(transport)
+                    .baseUrl("http://127.0.0.1:" + provider.port() + "/v1").apiKey("test").maxRetries(0).build());
+                Throwable thrownBySdk = catchThrown(() -> plain.chat().completions().create(params()));
+
+                OpenAIServiceException built;
+                try (HttpResponse response = transport.execute(HttpRequest.builder().method(HttpMethod.POST)
+                    .baseUrl("http://127.0.0.1:" + provider.port() + "/v1").addPathSegments("chat", "completions").build())) {
+                    built = OpenAiFailures.retryableStatusException(response,
+                            OpenAiFailures.statusFailure(response, Clock.systemUTC()));
+                }
+
+                assertThat(built).isExactlyInstanceOf(thrownBySdk.getClass()).hasMessage(thrownBySdk.getMessage());
+                OpenAIServiceException sdk = (OpenAIServiceException) thrownBySdk;
+                assertThat(built.statusCode()).isEqualTo(sdk.statusCode());
+                assertThat(built.body()).isEqualTo(sdk.body());
+                assertThat(built.type()).isEqualTo(sdk.type());
+                assertThat(built.code()).isEqualTo(sdk.code());
+                assertThat(built.headers().values("x-request-id")).isEqualTo(sdk.headers().values("x-request-id"));
+                assertThat(built.getCause()).isInstanceOfSatisfying(HttpStatusException.class,
+                        (typed) -> assertThat(typed.status()).isEqualTo(status));
+                assertThat(Classification.isRetryable(built)).isTrue();
+            }
+            finally {
+                transport.close();
+            }
+        }
+    }
+
+    @Nested
+    class RetryAfterHeaders {
+
+        private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+        @Test
+        void preferMillisecondsToSeconds() {
+            Headers headers = Headers.builder().put("retry-after-ms", "1500").put("Retry-After", "3600").build();
+
+            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofMillis(1500));
+        }
+
+        @Test
+        void fallBackToSecondsWhenTheMillisecondsAreGarbage() {
+            Headers headers = Headers.builder().put("retry-after-ms", "soon").put("retry-after", "7").build();
+
+            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofSeconds(7));
+        }
+
+        @Test
+        void readAnHttpDate() {
+            Headers headers = Headers.builder().put("Retry-After", "Thu, 01 Jan 2026 00:00:30 GMT").build();
+
+            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofSeconds(30));
+        }
+
+        @Test
+        void areAbsentWithoutEitherHeader() {
+            assertThat(OpenAiFailures.retryAfter(Headers.builder().build(), this.clock)).isEmpty();
+        }
+    }
+
+    @Nested
+    class InBandErrors {
+
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+                {"error":{"message":"m","type":"server_error"}}                            | 500
+                {"error":{"message":"m","type":"api_error"}}                               | 500
+                {"type":"error","error":{"message":"m","type":"overloaded_error"}}         | 503
+                {"error":{"message":"m","type":"overloaded"}}                              | 503
+                {"error":{"message":"m","type":"rate_limit_error"}}                        | 429
+                {"error":{"message":"m","type":"tokens","code":"rate_limit_exceeded"}}     | 429
+                """)
+        void ofATransientTypeAreRetryable(String data, int status) {
+            SseException failure = OpenAiFailures.inBandFailure(data, okResponse()).orElseThrow();
+
+            assertThat(failure.statusCode()).isEqualTo(200);
+            assertThat(failure.getMessage()).isEqualTo("200: m");
+            assertThat(failure.getCause()).isInstanceOfSatisfying(HttpStatusException.class,
+                    (typed) -> assertThat(typed.status()).isEqualTo(status));
+            assertThat(Classification.isRetryable(failure)).isTrue();
+        }
+
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+                {"error":{"message":"m","type":"invalid_request_error"}}
+                {"error":{"message":"m","type":"insufficient_quota","code":"insufficient_quota"}}
+                {"error":"a string"}
+                {"error":null}
+                """)
+        void ofAnyOtherTypeArePermanent(String data) {
+            SseException failure = OpenAiFailures.inBandFailure(data, okResponse()).orElseThrow();
+
+            assertThat(failure.getCause()).isNull();
+            assertThat(Classification.isRetryable(failure)).isFalse();
+        }
+
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+                [DONE]
+                {"id":"chatcmpl-1","choices":[]}
+                not json
+                "a string"
+                """)
+        void areNotFoundInContent(String data) {
+            assertThat(OpenAiFailures.inBandFailure(data, okResponse())).isEmpty();
+        }
+    }
+
+    @Nested
+    class NetworkFailures {
+
+        @Test
+        void keepTheTransportsExceptionWithANetworkFailureInItsCauses() {
+            IOException reset = new IOException("Connection reset");
+            OpenAIIoException thrown = new OpenAIIoException("Request failed", reset);
+            thrown.addSuppressed(new IllegalStateException("earlier"));
+
+            OpenAIIoException failure = OpenAiFailures.networkFailure(thrown);
+
+            assertThat(failure).hasMessage("Request failed");
+            assertThat(failure.getStackTrace()).isEqualTo(thrown.getStackTrace());
+            assertThat(failure.getSuppressed()).containsExactly(thrown.getSuppressed());
+            assertThat(failure.getCause()).isInstanceOf(NetworkException.class).hasCause(reset);
+            assertThat(Classification.isRetryable(failure)).isTrue();
+        }
+    }
+
+    private static ChatCompletionCreateParams params() {
+        return ChatCompletionCreateParams.builder().model("gpt-4o-mini").addUserMessage("Hi").build();
+    }
+
+    private static Throwable catchThrown(Runnable call) {
+        try {
+            call.run();
+        }
+        catch (RuntimeException ex) {
+            return ex;
+        }
+        throw new AssertionError("The SDK threw nothing");
+    }
+
+    private static HttpResponse okResponse() {
+        return new HttpResponse() {
+
+            @Override
+            public int statusCode() {
+                return 200;
+            }
+
+            @Override
+            public Headers headers() {
+                return Headers.builder().put("Content-Type", "text/event-stream").build();
+            }
+
+            @Override
+            public InputStream body() {
+                return new ByteArrayInputStream(new byte[0]);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}

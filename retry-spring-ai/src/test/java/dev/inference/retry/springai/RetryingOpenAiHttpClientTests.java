@@ -1,0 +1,561 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.openai.core.RequestOptions;
+import com.openai.core.http.Headers;
+import com.openai.core.http.HttpClient;
+import com.openai.core.http.HttpMethod;
+import com.openai.core.http.HttpRequest;
+import com.openai.core.http.HttpRequestBody;
+import com.openai.core.http.HttpResponse;
+import com.openai.errors.InternalServerException;
+import com.openai.errors.OpenAIIoException;
+import dev.inference.client.CallContext;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
+import dev.inference.retry.AttemptEvent;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryListener;
+import dev.inference.retry.ShutdownSignal;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
+
+/**
+ * The retrying HTTP client on Spring AI's real OkHttp transport for the OpenAI SDK, against a provider
+ * on a loopback port.
+ */
+class RetryingOpenAiHttpClientTests {
+
+    private static final Duration PROMPT = Duration.ofMillis(100);
+
+    private static final Duration MARGIN = Duration.ofMillis(400);
+
+    private static final Policy QUICK = new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1));
+
+    private static final WireMockServer provider = new WireMockServer(
+            wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+
+    private final RecordingRetryEvents events = new RecordingRetryEvents();
+
+    private final AtomicInteger streamReads = new AtomicInteger();
+
+    private SpringAiOpenAiHttpClient transport;
+
+    private RetryTimer timer;
+
+    private ExecutorService streamReader;
+
+    private StreamCalls streamCalls;
+
+    @BeforeAll
+    static void startProvider() {
+        provider.start();
+    }
+
+    @AfterAll
+    static void stopProvider() {
+        provider.stop();
+    }
+
+    @BeforeEach
+    void setUp() {
+        provider.resetAll();
+        this.transport = SpringAiOpenAiHttpClient.builder().build();
+        this.timer = new RetryTimer();
+        this.streamReader = Executors.newCachedThreadPool();
+        this.streamCalls = new StreamCalls();
+    }
+
+    @AfterEach
+    void tearDown() {
+        this.transport.close();
+        this.timer.close();
+        this.streamReader.shutdownNow();
+    }
+
+    @Nested
+    class Blocking {
+
+        @Test
+        void retriesUntilAnAttemptSucceedsAndHandsItsResponseOverUntouched() {
+            script(aResponse().withStatus(503), aResponse().withStatus(503), json("{\"ok\":true}"));
+
+            try (HttpResponse response = client(QUICK).execute(request(false))) {
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(requests()).hasSize(3);
+            assertThat(events.finished()).extracting((finished) -> finished.event().failure() == null)
+                .containsExactly(false, false, true);
+        }
+
+        @Test
+        void tellsTheListenersOfAFirstAttemptThatSucceeded() {
+            always(json("{}"));
+
+            client(QUICK).execute(request(false)).close();
+
+            assertThat(events.finished()).singleElement()
+                .satisfies((finished) -> assertThat(finished.event().attempt()).isEqualTo(1))
+                .satisfies((finished) -> assertThat(finished.event().operation()).isEqualTo(Operation.INVOKE));
+        }
+
+        @Test
+        void countsTheRetriesInTheRetryCountHeader() {
+            script(aResponse().withStatus(500), aResponse().withStatus(500), json("{}"));
+
+            client(QUICK).execute(request(false)).close();
+
+            assertThat(requests()).extracting((request) -> request.getHeader(RetryingOpenAiHttpClient.RETRY_COUNT_HEADER))
+                .containsExactly("0", "1", "2");
+        }
+
+        @Test
+        void waitsTheRetryAfterMsTheProviderGaveRatherThanItsRetryAfter() {
+            script(aResponse().withStatus(429).withHeader("retry-after-ms", "20").withHeader("Retry-After", "3600"),
+                    json("{}"));
+
+            client(QUICK).execute(request(false)).close();
+
+            assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                .containsExactly(Duration.ofMillis(20));
+        }
+
+        @Test
+        void handsOverTheResponseOfAPermanentFailureForTheSdkToThrowItsOwnException() {
+            always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
+
+            try (HttpResponse response = client(QUICK).execute(request(false))) {
+                assertThat(response.statusCode()).isEqualTo(400);
+                assertThat(body(response)).isEqualTo(OpenAiWire.error("invalid_request_error", "Bad"));
+            }
+            assertThat(requests()).hasSize(1);
+            assertThat(events.finished()).singleElement().satisfies((finished) -> {
+                assertThat(finished.event().retryable()).isFalse();
+                assertThat(finished.event().failure()).isInstanceOfSatisfying(HttpStatusException.class,
+                        (failure) -> assertThat(failure.status()).isEqualTo(400));
+            });
+        }
+
+        @Test
+        void closesTheResponseItWouldHaveHandedOverWhenAListenerThrowsAnError() {
+            always(aResponse().withStatus(400));
+            List<HttpResponse> closed = new CopyOnWriteArrayList<>();
+            HttpClient closeRecording = new HttpClient() {
+
+                @Override
+                public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+                    return closeRecorded(transport.execute(request, requestOptions), closed);
+                }
+
+                @Override
+                public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+                    return transport.executeAsync(request, requestOptions).thenApply((response) -> closeRecorded(response, closed));
+                }
+
+                @Override
+                public void close() {
+                    transport.close();
+                }
+            };
+            Retrier failingListener = Retrier.builder(QUICK).listener(new RetryListener() {
+
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw new AssertionError("listener");
+                }
+            }).build();
+            RetryingOpenAiHttpClient client = new RetryingOpenAiHttpClient(closeRecording, failingListener, timer,
+                    streamReader, streamCalls);
+
+            assertThatThrownBy(() -> client.execute(request(false))).isInstanceOf(AssertionError.class).hasMessage("listener");
+            assertThat(closed).hasSize(1);
+        }
+
+        @Test
+        void givesUpWithTheSdkExceptionForAStatusAsTheCause() {
+            always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Busy")));
+
+            assertThatThrownBy(() -> client(QUICK).execute(request(false)))
+                .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
+                    assertThat(ex.attempts()).isEqualTo(3);
+                    assertThat(ex.getCause()).isInstanceOf(InternalServerException.class)
+                        .hasMessage("503: Busy")
+                        .hasCauseInstanceOf(HttpStatusException.class);
+                    assertThat(ex.getSuppressed()).hasSize(2);
+                });
+            assertThat(requests()).hasSize(3);
+        }
+
+        @Test
+        void givesUpWithTheTransportsExceptionForAConnectionFailureAsTheCause() {
+            always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+
+            assertThatThrownBy(() -> client(QUICK).execute(request(false)))
+                .isInstanceOfSatisfying(ExhaustedException.class,
+                        (ex) -> assertThat(ex.getCause()).isInstanceOf(OpenAIIoException.class)
+                            .hasMessage("Request failed")
+                            .cause()
+                            .isInstanceOf(NetworkException.class)
+                            .hasCauseInstanceOf(IOException.class));
+            assertThat(requests()).hasSize(3);
+        }
+
+        @Test
+        void sendsABodyThatCannotBeSentTwiceOnlyOnce() {
+            always(aResponse().withStatus(503));
+
+            try (HttpResponse response = client(QUICK).execute(request(false, false))) {
+                assertThat(response.statusCode()).isEqualTo(503);
+            }
+            assertThat(requests()).hasSize(1);
+            assertThat(events.finished()).isEmpty();
+        }
+
+        @Test
+        void endsTheWaitAtOnceWhenTheApplicationShutsDown() throws InterruptedException {
+            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            ShutdownSignal shutdown = ShutdownSignal.create();
+            RetryingOpenAiHttpClient client = client(Retrier.builder(QUICK).listener(events).shutdownSignal(shutdown)
+                .build());
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    client.execute(request(false)).close();
+                }
+                catch (RuntimeException ex) {
+                    thrown.set(ex);
+                }
+            });
+            caller.start();
+            awaitTrue(() -> !events.scheduled().isEmpty(), Duration.ofSeconds(10));
+
+            shutdown.shutDown();
+            caller.join(PROMPT.plus(MARGIN).toMillis());
+
+            assertThat(caller.isAlive()).isFalse();
+            assertThat(thrown.get()).isInstanceOf(ShutdownException.class);
+            assertThat(requests()).hasSize(1);
+        }
+    }
+
+    @Nested
+    class Async {
+
+        @Test
+        void waitsWithoutBlockingAndCompletesWithTheResponseOfTheAttemptThatSucceeded() {
+            script(aResponse().withStatus(429).withHeader("Retry-After", "1"), json("{\"ok\":true}"));
+
+            CompletableFuture<HttpResponse> future = client(Retrier.builder(QUICK).listener(events).observer(events)
+                .build()).executeAsync(request(false));
+            awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
+
+            assertThat(future).isNotDone();
+            try (HttpResponse response = future.join()) {
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(requests()).hasSize(2);
+            assertThat(events.waits()).singleElement()
+                .satisfies((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ofSeconds(1)));
+        }
+
+        @Test
+        void failsWithTheExhaustionWhenAttemptsRunOut() {
+            always(aResponse().withStatus(503));
+
+            CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
+
+            assertThatThrownBy(future::join).isInstanceOf(CompletionException.class)
+                .cause()
+                .isInstanceOf(ExhaustedException.class)
+                .hasCauseInstanceOf(InternalServerException.class);
+            assertThat(requests()).hasSize(3);
+        }
+
+        @Test
+        void endsTheWaitWithNoFurtherRequestWhenTheFutureIsCancelled() {
+            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
+            awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
+
+            future.cancel(true);
+
+            awaitTrue(() -> timer.pendingWaits() == 0, PROMPT.plus(MARGIN));
+            assertThat(requests()).hasSize(1);
+        }
+
+        @Test
+        void endsTheWaitWhenItsStreamCallIsCancelled() {
+            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            CallContext call = CallContext.cancellable();
+            String id = streamCalls.register(call);
+            CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(true).toBuilder()
+                .putHeader(StreamCalls.HEADER, id)
+                .build());
+            awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
+
+            call.cancel();
+
+            assertThatThrownBy(() -> future.get(PROMPT.plus(MARGIN).toMillis(), TimeUnit.MILLISECONDS))
+                .isInstanceOf(CancellationException.class);
+            // The wait may still be withdrawing its timer entry, which it scheduled as it began.
+            awaitTrue(() -> timer.pendingWaits() == 0, PROMPT.plus(MARGIN));
+            assertThat(requests()).hasSize(1)
+                .allSatisfy((request) -> assertThat(request.containsHeader(StreamCalls.HEADER)).isFalse());
+        }
+
+        @Test
+        void makesNoRequestForAStreamCallThatEndedBeforeItsExchangeBegan() {
+            CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(true).toBuilder()
+                .putHeader(StreamCalls.HEADER, "forgotten")
+                .build());
+
+            assertThatThrownBy(future::join).isInstanceOf(CancellationException.class);
+            assertThat(requests()).isEmpty();
+        }
+
+        @Test
+        void failsAWaitThatTheTimerAbandonsWhenItCloses() {
+            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
+            awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
+
+            timer.close();
+
+            assertThatThrownBy(future::join).hasCauseInstanceOf(ShutdownException.class);
+            assertThat(requests()).hasSize(1);
+        }
+    }
+
+    @Nested
+    class Streams {
+
+        @Test
+        void handsOverAStreamWhoseFirstEventIsContentByteForByte() {
+            String stream = ": keep-alive\r\n\r\n" + OpenAiWire.stream(List.of("Hel", "lo"));
+            always(eventStream(stream));
+
+            try (HttpResponse response = client(QUICK).execute(request(true))) {
+                assertThat(body(response)).isEqualTo(stream);
+            }
+            assertThat(events.finished()).singleElement()
+                .satisfies((finished) -> assertThat(finished.event().operation()).isEqualTo(Operation.STREAM));
+        }
+
+        @Test
+        void retriesATransientErrorSentAsTheFirstEvent() {
+            script(eventStream(OpenAiWire.event(OpenAiWire.error("server_error", "Busy"))),
+                    eventStream(OpenAiWire.stream(List.of("Hello"))));
+
+            try (HttpResponse response = client(QUICK).execute(request(true))) {
+                assertThat(body(response)).isEqualTo(OpenAiWire.stream(List.of("Hello")));
+            }
+            assertThat(requests()).hasSize(2);
+        }
+
+        @Test
+        void handsOverAPermanentErrorSentAsTheFirstEventByteForByte() {
+            String stream = OpenAiWire.event(OpenAiWire.error("invalid_request_error", "Bad")) + OpenAiWire.event("[DONE]");
+            always(eventStream(stream));
+
+            try (HttpResponse response = client(QUICK).execute(request(true))) {
+                assertThat(body(response)).isEqualTo(stream);
+            }
+            assertThat(requests()).hasSize(1);
+        }
+
+        @Test
+        void retriesAStreamCutBeforeItsFirstEventWasComplete() throws IOException {
+            try (CutStreamServer cutting = new CutStreamServer("data: {\"id\":")) {
+                RetryingOpenAiHttpClient client = client(QUICK);
+
+                assertThatThrownBy(() -> client.execute(request(true, true, cutting.port())))
+                    .isInstanceOfSatisfying(ExhaustedException.class,
+                            (ex) -> assertThat(ex.getCause()).isInstanceOf(OpenAIIoException.class)
+                                .hasMessage("Stream failed")
+                                .hasCauseInstanceOf(NetworkException.class));
+                assertThat(cutting.requests()).isEqualTo(3);
+            }
+        }
+
+        @Test
+        void readsTheFirstEventOnTheStreamReaderWhenNotBlocking() {
+            script(eventStream(OpenAiWire.event(OpenAiWire.error("rate_limit_exceeded", "Slow down"))),
+                    eventStream(OpenAiWire.stream(List.of("Hello"))));
+
+            try (HttpResponse response = client(QUICK).executeAsync(request(true)).join()) {
+                assertThat(body(response)).isEqualTo(OpenAiWire.stream(List.of("Hello")));
+            }
+            assertThat(streamReads).hasValue(2);
+            assertThat(requests()).hasSize(2);
+        }
+    }
+
+    private RetryingOpenAiHttpClient client(Policy policy) {
+        return client(Retrier.builder(policy).name("test").listener(this.events).build());
+    }
+
+    private RetryingOpenAiHttpClient client(Retrier retrier) {
+        return new RetryingOpenAiHttpClient(this.transport, retrier, this.timer, (task) -> {
+            this.streamReads.incrementAndGet();
+            this.streamReader.execute(task);
+        }, this.streamCalls);
+    }
+
+    private static HttpResponse closeRecorded(HttpResponse response, List<HttpResponse> closed) {
+        return new HttpResponse() {
+
+            @Override
+            public int statusCode() {
+                return response.statusCode();
+            }
+
+            @Override
+            public Headers headers() {
+                return response.headers();
+            }
+
+            @Override
+            public InputStream body() {
+                return response.body();
+            }
+
+            @Override
+            public void close() {
+                closed.add(this);
+                response.close();
+            }
+        };
+    }
+
+    private static HttpRequest request(boolean stream) {
+        return request(stream, true);
+    }
+
+    private static HttpRequest request(boolean stream, boolean repeatable) {
+        return request(stream, repeatable, provider.port());
+    }
+
+    private static HttpRequest request(boolean stream, boolean repeatable, int port) {
+        return HttpRequest.builder()
+            .method(HttpMethod.POST)
+            .baseUrl("http://127.0.0.1:" + port + "/v1")
+            .addPathSegments("chat", "completions")
+            .putHeader("Accept", stream ? "text/event-stream" : "application/json")
+            .putHeader(RetryingOpenAiHttpClient.RETRY_COUNT_HEADER, "0")
+            .body(new JsonBody("{\"model\":\"gpt-4o-mini\",\"stream\":" + stream + "}", repeatable))
+            .build();
+    }
+
+    private static List<LoggedRequest> requests() {
+        return provider.findAll(postRequestedFor(urlEqualTo(OpenAiWire.PATH)));
+    }
+
+    private static String body(HttpResponse response) {
+        try (InputStream body = response.body()) {
+            return new String(body.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static void script(ResponseDefinitionBuilder... responses) {
+        for (int i = 0; i < responses.length; i++) {
+            String state = (i == 0) ? STARTED : "answer " + i;
+            provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("script")
+                .whenScenarioStateIs(state)
+                .willReturn(responses[i])
+                .willSetStateTo((i + 1 < responses.length) ? "answer " + (i + 1) : state));
+        }
+    }
+
+    private static void always(ResponseDefinitionBuilder response) {
+        provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(response));
+    }
+
+    private static ResponseDefinitionBuilder json(String body) {
+        return aResponse().withHeader("Content-Type", "application/json").withBody(body);
+    }
+
+    private static ResponseDefinitionBuilder eventStream(String body) {
+        return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Condition not met within " + timeout);
+            }
+            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+        }
+    }
+
+    /** A JSON request body, as the SDK makes one: repeatable unless told otherwise. */
+    private record JsonBody(String json, boolean repeatable) implements HttpRequestBody {
+
+        @Override
+        public void writeTo(OutputStream outputStream) {
+            try {
+                outputStream.write(this.json.getBytes(StandardCharsets.UTF_8));
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
+        @Override
+        public String contentType() {
+            return "application/json";
+        }
+
+        @Override
+        public long contentLength() {
+            return this.json.getBytes(StandardCharsets.UTF_8).length;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
