@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.Backoff;
 import dev.inference.retry.Policy;
+import dev.inference.retry.RetryBudget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -72,8 +73,11 @@ public class InferenceRetryEndpoint {
                     Backoff.shortestDelay(policy, failedAttempt).toString(),
                     Backoff.delayBound(policy, failedAttempt).toString()));
         }
+        RetryBudget budget = client.budget();
         return new ClientDescriptor(client.name(), new PolicyDescriptor(policy.stableRetries(),
-                policy.stableDelay().toString(), policy.maxAttempts(), policy.maxDelay().toString()), schedule);
+                policy.stableDelay().toString(), policy.maxAttempts(), policy.maxDelay().toString()), schedule,
+                (budget != null) ? new BudgetDescriptor(budget.maxTokens(), budget.tokenRatio().toPlainString(),
+                        budget.tokens().toPlainString(), budget.allowsRetries()) : null);
     }
 
     /**
@@ -92,9 +96,32 @@ public class InferenceRetryEndpoint {
      *     (or a customizer renamed it)
      * @param policy its effective policy
      * @param schedule its delays, one row per retry, at most {@value InferenceRetryEndpoint#MAX_SCHEDULE_ROWS}
+     * @param budget its retry budget now, or {@code null} when it has none
      */
-    public record ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule)
-            implements OperationResponseBody {
+    public record ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule,
+            @Nullable BudgetDescriptor budget) implements OperationResponseBody {
+
+        /**
+         * Describes a client without a retry budget.
+         *
+         * @param name the client's name
+         * @param policy its effective policy
+         * @param schedule its delays
+         */
+        public ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule) {
+            this(name, policy, schedule, null);
+        }
+    }
+
+    /**
+     * A retry budget as it stands.
+     *
+     * @param maxTokens the bucket's size
+     * @param tokenRatio the tokens a success returns
+     * @param tokens the tokens in the bucket now
+     * @param allowsRetries whether a retry would be allowed now: more than half the bucket is left
+     */
+    public record BudgetDescriptor(int maxTokens, String tokenRatio, String tokens, boolean allowsRetries) {
     }
 
     /**

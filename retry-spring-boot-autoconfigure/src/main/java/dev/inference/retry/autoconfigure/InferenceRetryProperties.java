@@ -1,7 +1,9 @@
 package dev.inference.retry.autoconfigure;
 
+import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -32,6 +34,10 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
 
     private final Observations observations = new Observations();
 
+    private final Budget budget = new Budget();
+
+    private final Cooldown cooldown = new Cooldown();
+
     /**
      * Returns whether {@code InferenceClient} beans are wrapped.
      *
@@ -57,6 +63,24 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     public Map<String, Client> getClients() {
         return this.clients;
+    }
+
+    /**
+     * Returns the retry budget every wrapped bean gets, unless its own entry says otherwise.
+     *
+     * @return the top-level budget settings
+     */
+    public Budget getBudget() {
+        return this.budget;
+    }
+
+    /**
+     * Returns the settings of the cool-downs shared by the wrapped beans.
+     *
+     * @return the cool-down settings
+     */
+    public Cooldown getCooldown() {
+        return this.cooldown;
     }
 
     /**
@@ -100,10 +124,197 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     }
 
     /**
+     * The retry budget of a bean: gRPC's retry throttling, a token bucket per bean. Both fields must
+     * be set, or neither (no budget); this is checked after a bean's values are merged over the
+     * top-level ones.
+     */
+    public static class Budget {
+
+        /**
+         * Size of each wrapped bean's token bucket, an integer from 1 to 1000; the bucket starts
+         * full, a retryable failure takes a token, and a retry is made only while more than half is
+         * left.
+         */
+        private @Nullable Integer maxTokens;
+
+        /**
+         * Tokens a successful attempt returns to the bucket, a decimal in (0, 1] with at most 3
+         * decimals.
+         */
+        private @Nullable BigDecimal tokenRatio;
+
+        /**
+         * Returns the bucket size.
+         *
+         * @return the size, or {@code null} when not set here
+         */
+        public @Nullable Integer getMaxTokens() {
+            return this.maxTokens;
+        }
+
+        /**
+         * Sets the bucket size.
+         *
+         * @param maxTokens the size, or {@code null}
+         */
+        public void setMaxTokens(@Nullable Integer maxTokens) {
+            this.maxTokens = maxTokens;
+        }
+
+        /**
+         * Returns the tokens a success returns.
+         *
+         * @return the ratio, or {@code null} when not set here
+         */
+        public @Nullable BigDecimal getTokenRatio() {
+            return this.tokenRatio;
+        }
+
+        /**
+         * Sets the tokens a success returns.
+         *
+         * @param tokenRatio the ratio, or {@code null}
+         */
+        public void setTokenRatio(@Nullable BigDecimal tokenRatio) {
+            this.tokenRatio = tokenRatio;
+        }
+    }
+
+    /**
+     * The retry budget settings of one bean, over the top-level ones.
+     */
+    public static class ClientBudget extends Budget {
+
+        /**
+         * Whether this bean has a retry budget; false exempts it from the top-level one.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Returns whether this bean has a budget.
+         *
+         * @return {@code false} when the bean is exempt
+         */
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        /**
+         * Sets whether this bean has a budget.
+         *
+         * @param enabled {@code false} to exempt the bean
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /**
+     * Where the cool-downs that providers ask for with Retry-After are shared.
+     */
+    public static class Cooldown {
+
+        /**
+         * Where cool-downs are kept: local (shared by the wrapped beans of this application context)
+         * or redis (shared by every instance through the application's Redis); unset, none is kept.
+         */
+        private @Nullable CooldownStoreType store;
+
+        /**
+         * Prefix of the Redis keys and channel, so that applications sharing a Redis keep apart;
+         * by default spring.application.name, or "default".
+         */
+        private @Nullable String namespace;
+
+        /**
+         * Returns where cool-downs are kept.
+         *
+         * @return the store, or {@code null} when cool-downs are not shared
+         */
+        public @Nullable CooldownStoreType getStore() {
+            return this.store;
+        }
+
+        /**
+         * Sets where cool-downs are kept.
+         *
+         * @param store the store, or {@code null} for none
+         */
+        public void setStore(@Nullable CooldownStoreType store) {
+            this.store = store;
+        }
+
+        /**
+         * Returns the prefix of the Redis keys.
+         *
+         * @return the namespace, or {@code null} for the default
+         */
+        public @Nullable String getNamespace() {
+            return this.namespace;
+        }
+
+        /**
+         * Sets the prefix of the Redis keys.
+         *
+         * @param namespace the namespace, or {@code null} for the default
+         */
+        public void setNamespace(@Nullable String namespace) {
+            this.namespace = namespace;
+        }
+    }
+
+    /**
+     * Where cool-downs are kept.
+     */
+    public enum CooldownStoreType {
+
+        /** In memory, shared by the wrapped beans of one application context. */
+        LOCAL,
+
+        /** In the application's Redis, shared by every instance that uses the same namespace. */
+        REDIS
+    }
+
+    /**
      * Settings of one {@code InferenceClient} bean, under {@code inference.retry.clients.<bean-name>}.
      * Each policy field that is set here overrides the top-level one for this bean only.
      */
     public static class Client extends RetryPolicyProperties {
+
+        private final ClientBudget budget = new ClientBudget();
+
+        /**
+         * Provider account this bean calls: beans and instances with the same key share a
+         * cool-down; by default the bean name. Needs inference.retry.cooldown.store.
+         */
+        private @Nullable String cooldownKey;
+
+        /**
+         * Returns this bean's retry budget settings.
+         *
+         * @return the budget settings, over the top-level ones
+         */
+        public ClientBudget getBudget() {
+            return this.budget;
+        }
+
+        /**
+         * Returns the provider account whose cool-down this bean shares.
+         *
+         * @return the key, or {@code null} for the bean name
+         */
+        public @Nullable String getCooldownKey() {
+            return this.cooldownKey;
+        }
+
+        /**
+         * Sets the provider account whose cool-down this bean shares.
+         *
+         * @param cooldownKey the key, or {@code null} for the bean name
+         */
+        public void setCooldownKey(@Nullable String cooldownKey) {
+            this.cooldownKey = cooldownKey;
+        }
 
         /**
          * Whether to wrap this InferenceClient bean in a retrying client.

@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.Policy;
+import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -64,6 +65,12 @@ final class RetriedClients implements SmartInitializingSingleton {
 
     /** The retrying client the application context holds for a bean, once it is made; in the order made. */
     private final Map<String, Retrying> made = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    /** The retry budget of each bean to wrap that has one, made once per bean. */
+    private final Map<String, RetryBudget> budgets = new ConcurrentHashMap<>();
+
+    /** The cool-down key of each bean to wrap whose entry sets one. */
+    private final Map<String, String> cooldownKeys = new ConcurrentHashMap<>();
 
     private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
         this.properties = properties;
@@ -157,8 +164,34 @@ final class RetriedClients implements SmartInitializingSingleton {
     }
 
     private Policy resolvePolicyOf(String beanName) {
-        return ClientPolicyResolver.resolve(beanName, entryFor(beanName).map(ClientEntry::key).orElse(null),
-                this.properties);
+        String entry = entryFor(beanName).map(ClientEntry::key).orElse(null);
+        Policy policy = ClientPolicyResolver.resolve(beanName, entry, this.properties);
+        ClientFeaturesResolver.budget(beanName, entry, this.properties)
+            .ifPresent((budget) -> this.budgets.putIfAbsent(beanName, budget));
+        ClientFeaturesResolver.cooldownKey(beanName, entry, this.properties)
+            .ifPresent((key) -> this.cooldownKeys.put(beanName, key));
+        return policy;
+    }
+
+    /**
+     * Returns the retry budget of a bean to wrap: one bucket per bean, made when its policy was
+     * resolved.
+     *
+     * @param beanName the bean's name
+     * @return the budget, or empty when the bean has none
+     */
+    Optional<RetryBudget> budgetFor(String beanName) {
+        return Optional.ofNullable(this.budgets.get(beanName));
+    }
+
+    /**
+     * Returns the provider account whose cool-down a bean to wrap shares.
+     *
+     * @param beanName the bean's name
+     * @return the key its entry sets, or the bean's name
+     */
+    String cooldownKeyFor(String beanName) {
+        return this.cooldownKeys.getOrDefault(beanName, beanName);
     }
 
     /** Resolves the policy of a bean found, or leaves the bean to its object when that may decide. */
@@ -276,7 +309,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      */
     void made(String beanName, RetryClient client) {
         if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
-            this.made.put(beanName, new Retrying(client.name(), client.policy()));
+            this.made.put(beanName, new Retrying(client.name(), client.policy(), client.retrier().budget().orElse(null)));
         }
     }
 
@@ -299,7 +332,7 @@ final class RetriedClients implements SmartInitializingSingleton {
         for (String name : names) {
             Retrying retrying = made.get(name);
             if (retrying == null && this.policies.containsKey(name)) {
-                retrying = new Retrying(name, this.policies.get(name));
+                retrying = new Retrying(name, this.policies.get(name), this.budgets.get(name));
             }
             if (retrying != null) {
                 clients.put(name, retrying);
@@ -323,7 +356,11 @@ final class RetriedClients implements SmartInitializingSingleton {
                     && Objects.equals(mine.getStableRetries(), theirs.getStableRetries())
                     && Objects.equals(mine.getStableDelay(), theirs.getStableDelay())
                     && Objects.equals(mine.getMaxAttempts(), theirs.getMaxAttempts())
-                    && Objects.equals(mine.getMaxDelay(), theirs.getMaxDelay());
+                    && Objects.equals(mine.getMaxDelay(), theirs.getMaxDelay())
+                    && mine.getBudget().isEnabled() == theirs.getBudget().isEnabled()
+                    && Objects.equals(mine.getBudget().getMaxTokens(), theirs.getBudget().getMaxTokens())
+                    && Objects.equals(mine.getBudget().getTokenRatio(), theirs.getBudget().getTokenRatio())
+                    && Objects.equals(mine.getCooldownKey(), theirs.getCooldownKey());
         }
     }
 
@@ -332,7 +369,8 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @param name the client's name, which its events and meters carry
      * @param policy its policy
+     * @param budget its retry budget, or {@code null} when it has none
      */
-    record Retrying(String name, Policy policy) {
+    record Retrying(String name, Policy policy, @Nullable RetryBudget budget) {
     }
 }

@@ -1,0 +1,83 @@
+package dev.inference.retry.autoconfigure.cooldown;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.client.CallContext;
+import dev.inference.client.InferenceClient;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code inference.retry.cooldown.store=redis} on the application's own Redis, as Spring Boot's
+ * {@code spring.data.redis.*} configures it, against a real {@code redis-server}.
+ */
+class RedisCooldownStoreAutoConfigurationTests {
+
+    @RegisterExtension
+    static final RedisServerExtension redis = new RedisServerExtension();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
+                InferenceRetryProtectionAutoConfiguration.class))
+        .withUserConfiguration(OneClient.class)
+        .withPropertyValues("inference.retry.stable-retries=0", "inference.retry.stable-delay=10ms",
+                "inference.retry.max-attempts=2", "inference.retry.max-delay=10ms",
+                "inference.retry.cooldown.store=redis");
+
+    private ApplicationContextRunner onTheTestServer() {
+        return this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1",
+                "spring.data.redis.port=" + redis.server().port(), "spring.data.redis.timeout=1s");
+    }
+
+    @Test
+    void sharesCooldownsThroughTheApplicationsRedis() {
+        onTheTestServer().withPropertyValues("spring.application.name=shop").run((context) -> {
+            RedisCooldownStore store = context.getBean(RedisCooldownStore.class);
+            assertThat(store.namespace()).isEqualTo("shop");
+            assertThat(context.getBean("openai", RetryClient.class).retrier().cooldownStore()).containsSame(store);
+        });
+    }
+
+    @Test
+    void keysUnderTheNamespaceItIsGiven() {
+        onTheTestServer().withPropertyValues("inference.retry.cooldown.namespace=checkout")
+            .run((context) -> assertThat(context.getBean(RedisCooldownStore.class).namespace()).isEqualTo("checkout"));
+    }
+
+    @Test
+    void keysUnderDefaultWithoutAnApplicationName() {
+        onTheTestServer()
+            .run((context) -> assertThat(context.getBean(RedisCooldownStore.class).namespace()).isEqualTo("default"));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OneClient {
+
+        @Bean
+        InferenceClient openai() {
+            return new InferenceClient() {
+
+                @Override
+                public InferenceResponse invoke(InferenceRequest request, CallContext context) {
+                    return InferenceResponse.of("ok");
+                }
+
+                @Override
+                public StreamReader stream(InferenceRequest request, CallContext context) {
+                    throw new UnsupportedOperationException("unary calls only");
+                }
+            };
+        }
+    }
+}
