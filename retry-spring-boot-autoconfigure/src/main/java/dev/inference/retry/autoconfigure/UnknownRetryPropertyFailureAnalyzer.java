@@ -28,11 +28,13 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
 
     private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("inference.retry");
 
-    /** The settings of the top level and of each client: enabled, then the policy's fields. */
-    private static final List<String> SETTINGS = settings();
+    /** The settings of each client: enabled, the policy's fields, then its budget and cool-down key. */
+    private static final List<String> CLIENT_KEYS = keys("budget.enabled", "budget.max-tokens", "budget.token-ratio",
+            "cooldown-key");
 
-    private static final String CLIENT_SETTINGS = String.join(", ", SETTINGS.subList(0, SETTINGS.size() - 1))
-            + " and " + SETTINGS.get(SETTINGS.size() - 1);
+    /** The settings of the top level: enabled, the policy's fields, then the shared features. */
+    private static final List<String> TOP_LEVEL_KEYS = keys("budget.max-tokens", "budget.token-ratio",
+            "cooldown.store", "cooldown.namespace", "observations.enabled");
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {
@@ -64,9 +66,12 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
 
     /** Whether the name is one of the properties: {@code inference.retry.<setting>} or a client's. */
     private static boolean isSetting(ConfigurationPropertyName name) {
-        int elements = name.getNumberOfElements();
-        String last = name.getLastElement(ConfigurationPropertyName.Form.DASHED);
-        return SETTINGS.contains(last) && (elements == 3 || (elements == 5 && isUnderClients(name)));
+        boolean client = isUnderClients(name);
+        StringBuilder relative = new StringBuilder();
+        for (int i = client ? 4 : 2; i < name.getNumberOfElements(); i++) {
+            relative.append(relative.isEmpty() ? "" : ".").append(name.getElement(i, ConfigurationPropertyName.Form.DASHED));
+        }
+        return (client ? CLIENT_KEYS : TOP_LEVEL_KEYS).contains(relative.toString());
     }
 
     private static boolean isUnderClients(ConfigurationPropertyName name) {
@@ -79,16 +84,24 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
 
     private static String unknownReason(ConfigurationPropertyName name) {
         if (isUnderClients(name)) {
-            return "is not a setting of a client: inference.retry.clients.<bean-name> takes " + CLIENT_SETTINGS;
+            return "is not a setting of a client: inference.retry.clients.<bean-name> takes " + sentence(CLIENT_KEYS);
         }
-        return "is not a retry property: inference.retry takes " + CLIENT_SETTINGS.replace(" and ", ", ")
-                + " and clients.<bean-name>";
+        List<String> keys = new ArrayList<>(TOP_LEVEL_KEYS);
+        keys.add("clients.<bean-name>");
+        return "is not a retry property: inference.retry takes " + sentence(keys);
     }
 
-    private static List<String> settings() {
-        List<String> settings = new ArrayList<>();
-        settings.add("enabled");
-        settings.addAll(RetryPolicyProperties.PROPERTY_NAMES.values());
-        return List.copyOf(settings);
+    /** Lists enabled, the policy's fields, then these. */
+    private static List<String> keys(String... more) {
+        List<String> keys = new ArrayList<>();
+        keys.add("enabled");
+        keys.addAll(RetryPolicyProperties.PROPERTY_NAMES.values());
+        keys.addAll(List.of(more));
+        return List.copyOf(keys);
+    }
+
+    /** Joins "a, b and c". */
+    private static String sentence(List<String> words) {
+        return String.join(", ", words.subList(0, words.size() - 1)) + " and " + words.get(words.size() - 1);
     }
 }

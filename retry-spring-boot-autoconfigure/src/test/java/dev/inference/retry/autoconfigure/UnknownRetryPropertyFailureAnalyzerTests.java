@@ -47,7 +47,8 @@ class UnknownRetryPropertyFailureAnalyzerTests {
                         Property: inference.retry.clients.openai.max-atempts
                         Origin: "inference.retry.clients.openai.max-atempts" %s
                         Reason: is not a setting of a client: inference.retry.clients.<bean-name> takes enabled, \
-                    stable-retries, stable-delay, max-attempts and max-delay""".formatted(ORIGIN));
+                    stable-retries, stable-delay, max-attempts, max-delay, budget.enabled, budget.max-tokens, \
+                    budget.token-ratio and cooldown-key""".formatted(ORIGIN));
             assertThat(analysis.getAction()).isEqualTo("Correct or remove inference.retry.clients.openai.max-atempts.");
         });
     }
@@ -61,7 +62,8 @@ class UnknownRetryPropertyFailureAnalyzerTests {
                         Property: inference.retry.timeout
                         Origin: "inference.retry.timeout" %s
                         Reason: is not a retry property: inference.retry takes enabled, stable-retries, stable-delay, \
-                    max-attempts, max-delay and clients.<bean-name>""".formatted(ORIGIN));
+                    max-attempts, max-delay, budget.max-tokens, budget.token-ratio, cooldown.store, \
+                    cooldown.namespace, observations.enabled and clients.<bean-name>""".formatted(ORIGIN));
             assertThat(analysis.getAction()).isEqualTo("Correct or remove inference.retry.timeout.");
         });
     }
