@@ -15,9 +15,11 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  *
  * <p>Left as they are: beans that are a {@code RetryClient} already, targets of a scoped proxy (the
  * proxy, which the application injects, is wrapped instead), and beans that {@link RetriedClients}
- * switches off. The product of a {@code FactoryBean} is wrapped, the factory itself is not. The
- * collaborators come through {@link ObjectProvider}s and are resolved at the first
- * {@code InferenceClient} bean, so registering this post-processor initialises nothing early.
+ * switches off. The product of a {@code FactoryBean} is wrapped, the factory itself is not. Every
+ * {@code RetryListener} bean is attached to every client; of a {@link PerClientRetryListener} bean,
+ * the listener it gives for the bean's name is attached instead. The collaborators come through
+ * {@link ObjectProvider}s and are resolved at the first {@code InferenceClient} bean, so registering
+ * this post-processor initialises nothing early.
  */
 final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
 
@@ -45,8 +47,12 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
             return bean;
         }
         RetryClient.Builder builder = RetryClient.builder(client, policy.get()).name(beanName);
-        this.listeners.orderedStream().forEach(builder::listener);
+        this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
         return builder.build();
+    }
+
+    private static RetryListener forClient(RetryListener listener, String beanName) {
+        return (listener instanceof PerClientRetryListener perClient) ? perClient.forClient(beanName) : listener;
     }
 }
