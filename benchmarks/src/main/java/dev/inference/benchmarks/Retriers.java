@@ -63,11 +63,22 @@ final class Retriers {
      * @return the retry
      */
     static Retry resilience4j(int maxAttempts) {
-        return Retry.of("bench", RetryConfig.custom()
+        return Retry.of("bench", resilience4jConfig(maxAttempts));
+    }
+
+    /**
+     * Returns the configuration of {@link #resilience4j(int)}, for a retry made by a
+     * {@code RetryRegistry}.
+     *
+     * @param maxAttempts the attempts allowed in all
+     * @return the configuration
+     */
+    static RetryConfig resilience4jConfig(int maxAttempts) {
+        return RetryConfig.custom()
                 .maxAttempts(maxAttempts)
                 .waitDuration(Duration.ZERO)
                 .retryOnException(Classification::isRetryable)
-                .build());
+                .build();
     }
 
     /**

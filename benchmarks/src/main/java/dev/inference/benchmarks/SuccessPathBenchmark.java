@@ -5,11 +5,16 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -19,6 +24,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.springframework.core.retry.RetryException;
@@ -33,6 +39,13 @@ import org.springframework.core.retry.RetryTemplate;
  * {@link InferenceResponse} per call by contract; anything beyond that is overhead. Each peer is
  * called the way an application would call it for a request that differs per call: with a lambda
  * made at the call site.
+ *
+ * <p>With meters: {@link #retryClientWithStarterMeters} is the client bean as the starter's
+ * auto-configurations wrap it when the application has a {@code MeterRegistry}, which is how every
+ * starter user runs it; {@link #resilience4jWithMeters} is Resilience4j's retry with its own
+ * Micrometer binder. Both count into a {@link SimpleMeterRegistry}. {@link #directCounted} is the
+ * direct call plus one uncontended {@link LongAdder} increment: the least that counting every call
+ * thread-safely, without losing counts, can cost.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -47,6 +60,8 @@ public class SuccessPathBenchmark {
     private final InferenceRequest request = InferenceRequest.of("bench-model", "Hello");
 
     private final CallContext context = CallContext.background();
+
+    private final LongAdder calls = new LongAdder();
 
     private InferenceClient inner;
 
@@ -97,14 +112,51 @@ public class SuccessPathBenchmark {
     }
 
     /**
-     * {@code RetryClient} with the starter's Micrometer listener, which counts each attempt in
-     * {@code inference.retry.attempts}, as the auto-configuration sets it up.
+     * The direct call, counted once in a {@link LongAdder}: the floor of any thread-safe count of
+     * every call.
+     *
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void directCounted(Blackhole blackhole) {
+        this.calls.increment();
+        blackhole.consume(this.inner.invoke(this.request, this.context));
+    }
+
+    /**
+     * {@code RetryClient} with a {@link MeterRetryListener} made by its public constructor and added
+     * as it is, as a hand-built client may use it; it counts each attempt in
+     * {@code inference.retry.attempts}.
      *
      * @param blackhole sinks the response
      */
     @Benchmark
     public void retryClientWithMetrics(Blackhole blackhole) {
         blackhole.consume(this.retryClientWithMetrics.invoke(this.request, this.context));
+    }
+
+    /**
+     * The client bean of a {@link StarterContext}: wrapped, with the starter's meters attached, by the
+     * auto-configurations.
+     *
+     * @param starter the started context
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientWithStarterMeters(Starter starter, Blackhole blackhole) {
+        blackhole.consume(starter.client.invoke(this.request, this.context));
+    }
+
+    /**
+     * Resilience4j {@code Retry.executeSupplier}, for a retry whose registry is bound to a
+     * {@link SimpleMeterRegistry} by Resilience4j's {@code TaggedRetryMetrics}.
+     *
+     * @param metered the retry and its meters
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void resilience4jWithMeters(MeteredResilience4j metered, Blackhole blackhole) {
+        blackhole.consume(metered.retry.executeSupplier(() -> this.inner.invoke(this.request, this.context)));
     }
 
     /**
@@ -146,5 +198,54 @@ public class SuccessPathBenchmark {
     @Benchmark
     public void springRetry(Blackhole blackhole) {
         blackhole.consume(this.springRetry.execute(retryContext -> this.inner.invoke(this.request, this.context)));
+    }
+
+    /**
+     * The starter's client bean, in a context started once per fork: only the benchmarks that take
+     * it pay for the context.
+     */
+    @State(Scope.Benchmark)
+    public static class Starter {
+
+        private StarterContext started;
+
+        InferenceClient client;
+
+        /**
+         * Starts the context and checks that its client bean is a retrying one.
+         *
+         * @throws IllegalStateException if the auto-configurations did not wrap the bean
+         */
+        @Setup
+        public void start() {
+            this.started = new StarterContext(new FixedResponseClient(InferenceResponse.of("Hi")), MAX_ATTEMPTS);
+            this.client = this.started.client();
+            if (!(this.client instanceof RetryClient)) {
+                throw new IllegalStateException("The auto-configurations did not wrap the client: " + this.client);
+            }
+        }
+
+        /** Closes the context. */
+        @TearDown
+        public void stop() {
+            this.started.close();
+        }
+    }
+
+    /** A Resilience4j retry made by a {@link RetryRegistry} whose meters are bound to a registry. */
+    @State(Scope.Benchmark)
+    public static class MeteredResilience4j {
+
+        final MeterRegistry meters = new SimpleMeterRegistry();
+
+        Retry retry;
+
+        /** Binds the retry registry's meters, then makes the retry, which the binder then meters. */
+        @Setup
+        public void setUp() {
+            RetryRegistry retries = RetryRegistry.of(Retriers.resilience4jConfig(MAX_ATTEMPTS));
+            TaggedRetryMetrics.ofRetryRegistry(retries).bindTo(this.meters);
+            this.retry = retries.retry("bench");
+        }
     }
 }

@@ -2,7 +2,9 @@ package dev.inference.retry;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls a client's listeners in order, so that a listener that throws a {@link RuntimeException}
@@ -12,21 +14,25 @@ final class ContainedListener implements RetryListener {
 
     private static final System.Logger logger = System.getLogger(RetryClient.class.getName());
 
-    private final List<RetryListener> listeners;
+    private final RetryListener[] listeners;
+
+    /** The only listener when there is exactly one, told without a loop; else {@code null}. */
+    private final @Nullable RetryListener only;
 
     ContainedListener(List<RetryListener> listeners) {
-        this.listeners = List.copyOf(listeners);
+        this.listeners = List.copyOf(listeners).toArray(new RetryListener[0]);
+        this.only = (this.listeners.length == 1) ? this.listeners[0] : null;
     }
 
     @Override
     public void attemptFinished(AttemptEvent event) {
+        RetryListener only = this.only;
+        if (only != null) {
+            attemptFinished(only, event);
+            return;
+        }
         for (RetryListener listener : this.listeners) {
-            try {
-                listener.attemptFinished(event);
-            }
-            catch (RuntimeException ex) {
-                contain(listener, "attemptFinished", event, ex);
-            }
+            attemptFinished(listener, event);
         }
     }
 
@@ -66,6 +72,15 @@ final class ContainedListener implements RetryListener {
         }
     }
 
+    private static void attemptFinished(RetryListener listener, AttemptEvent event) {
+        try {
+            listener.attemptFinished(event);
+        }
+        catch (RuntimeException ex) {
+            contain(listener, "attemptFinished", event, ex);
+        }
+    }
+
     private static void contain(RetryListener listener, String method, AttemptEvent event, RuntimeException ex) {
         contain(listener, method, event.attempt(), event.client(), ex);
     }
@@ -78,6 +93,6 @@ final class ContainedListener implements RetryListener {
 
     @Override
     public String toString() {
-        return this.listeners.toString();
+        return Arrays.toString(this.listeners);
     }
 }

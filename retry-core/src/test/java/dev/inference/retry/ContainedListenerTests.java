@@ -9,9 +9,11 @@ import dev.inference.retry.RecordingListener.Exhausted;
 import dev.inference.retry.RecordingListener.Finished;
 import dev.inference.retry.RecordingListener.Scheduled;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -92,6 +94,58 @@ class ContainedListenerTests {
         ContainedListener contained = new ContainedListener(List.of(failing, this.recording));
         assertThat(catchThrowable(() -> contained.attemptFinished(this.event))).isSameAs(error);
         assertThat(this.recording.calls()).isEmpty();
+    }
+
+    @Nested
+    class WithOneListener {
+
+        @Test
+        void tellsItOfEveryEvent() {
+            ContainedListener contained = new ContainedListener(List.of(recording));
+            contained.attemptFinished(event);
+            contained.retryScheduled(event, Duration.ofSeconds(1));
+            contained.exhausted(event, exhausted);
+            assertThat(recording.calls()).containsExactly(new Finished(event), new Scheduled(event, Duration.ofSeconds(1)),
+                    new Exhausted(event, exhausted));
+        }
+
+        @Test
+        void containsAndLogsEveryRuntimeExceptionItThrows() {
+            ContainedListener contained = new ContainedListener(List.of(new Throwing()));
+            contained.attemptFinished(event);
+            contained.retryScheduled(event, Duration.ofSeconds(1));
+            contained.exhausted(event, exhausted);
+            assertThat(log.records()).extracting((record) -> record.getThrown().getMessage()).containsExactly(
+                    "attemptFinished is broken", "retryScheduled is broken", "exhausted is broken");
+        }
+
+        @Test
+        void letsAnErrorItThrowsPropagate() {
+            AssertionError error = new AssertionError("listener failed hard");
+            ContainedListener contained = new ContainedListener(List.of(new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw error;
+                }
+            }));
+            assertThat(catchThrowable(() -> contained.attemptFinished(event))).isSameAs(error);
+        }
+
+        @Test
+        void describesItselfByIt() {
+            assertThat(new ContainedListener(List.of(new Throwing()))).hasToString("[Throwing]");
+        }
+    }
+
+    @Test
+    void keepsItsListenersWhenTheGivenListChangesAfterwards() {
+        List<RetryListener> given = new ArrayList<>(List.of(this.recording));
+        ContainedListener contained = new ContainedListener(given);
+        given.set(0, new Throwing());
+        given.add(new Throwing());
+        contained.attemptFinished(this.event);
+        assertThat(this.recording.calls()).containsExactly(new Finished(this.event));
+        assertThat(this.log.records()).isEmpty();
     }
 
     /** A listener that throws from every method. */

@@ -18,8 +18,10 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * instead), and beans that {@link RetriedClients} switches off. The product of a
  * {@code FactoryBean} is wrapped, the factory itself is not. Every retrying client that it leaves
  * or makes is recorded in {@link RetriedClients}, which describes it by its own name and policy.
- * The collaborators come through {@link ObjectProvider}s and are resolved at the first
- * {@code InferenceClient} bean, so registering this post-processor initialises nothing early.
+ * Every {@code RetryListener} bean is attached to every client; of a {@link PerClientRetryListener}
+ * bean, the listener it gives for the bean's name is attached instead. The collaborators come
+ * through {@link ObjectProvider}s and are resolved at the first {@code InferenceClient} bean, so
+ * registering this post-processor initialises nothing early.
  */
 final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
 
@@ -51,10 +53,14 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
             return bean;
         }
         RetryClient.Builder builder = RetryClient.builder(client, policy.get()).name(beanName);
-        this.listeners.orderedStream().forEach(builder::listener);
+        this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
         RetryClient retrying = builder.build();
         clients.made(beanName, retrying);
         return retrying;
+    }
+
+    private static RetryListener forClient(RetryListener listener, String beanName) {
+        return (listener instanceof PerClientRetryListener perClient) ? perClient.forClient(beanName) : listener;
     }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,14 +33,17 @@ import org.jspecify.annotations.Nullable;
  * {@code client} and {@code operation}.</li>
  * </ul>
  * The exhausted counters and backoff timers of the clients named at construction are registered at
- * once, at zero, for both operations; the meters of each client are built once and reused, so an
- * attempt costs a map lookup and a counter increment.
+ * once, at zero, for both operations; the meters of each client are built once and reused.
  *
- * <p>The auto-configuration attaches one to every wrapped client when a {@link MeterRegistry} bean
- * exists. It depends on Micrometer only, so an application that builds its {@code RetryClient}s by
- * hand can add it with {@code RetryClient.Builder#listener}. Thread-safe.
+ * <p>Added to a client as it is, this listener looks the event's client up in a map at every event,
+ * so that one instance serves any number of clients. {@link #forClient(String)} gives the listener
+ * of one client, which resolves that client's meters once, so that a successful attempt costs only the
+ * increment of its counter: the auto-configuration attaches one to every wrapped client when a
+ * {@link MeterRegistry} bean exists, and a hand-built client is best given one too
+ * ({@code builder.name("chat").listener(meters.forClient("chat"))}). It depends on Micrometer only.
+ * Thread-safe.
  */
-public final class MeterRetryListener implements RetryListener {
+public final class MeterRetryListener implements PerClientRetryListener {
 
     /** The name of the counter of attempts. */
     public static final String ATTEMPTS = "inference.retry.attempts";
@@ -69,16 +73,24 @@ public final class MeterRetryListener implements RetryListener {
         }
     }
 
+    /**
+     * Returns the listener for the client named {@code client}: it counts into the same meters as
+     * this listener, with that client's meters registered (at zero, if they were not yet) and resolved
+     * now, once, rather than looked up at every event. Attach it to the client of that name only; an
+     * event of another client is still counted under its own name, at the cost of the lookup.
+     *
+     * @param client the name of the client, as given to {@code RetryClient.Builder#name}
+     * @return a listener for that client, thread-safe
+     * @throws NullPointerException if {@code client} is {@code null}
+     */
+    @Override
+    public RetryListener forClient(String client) {
+        return new ClientListener(meters(Objects.requireNonNull(client, "client must not be null")), this);
+    }
+
     @Override
     public void attemptFinished(AttemptEvent event) {
-        OperationMeters meters = meters(event.client()).of(event.operation());
-        Throwable failure = event.failure();
-        if (failure == null) {
-            meters.successes.increment();
-            return;
-        }
-        FailureTags tags = new FailureTags(event.retryable() ? "retryable_failure" : "failure", errorTag(failure));
-        meters.failures.computeIfAbsent(tags, (key) -> meters.attemptCounter(key.outcome, key.error)).increment();
+        meters(event.client()).of(event.operation()).attemptFinished(event);
     }
 
     @Override
@@ -133,6 +145,50 @@ public final class MeterRetryListener implements RetryListener {
         return simple.isEmpty() ? failure.getClass().getName() : simple;
     }
 
+    @Override
+    public String toString() {
+        return "MeterRetryListener[" + this.registry.getClass().getSimpleName() + "]";
+    }
+
+    /** The listener of one client, holding that client's meters. */
+    private static final class ClientListener implements RetryListener {
+
+        private final ClientMeters meters;
+
+        private final MeterRetryListener all;
+
+        ClientListener(ClientMeters meters, MeterRetryListener all) {
+            this.meters = meters;
+            this.all = all;
+        }
+
+        @Override
+        public void attemptFinished(AttemptEvent event) {
+            metersOf(event).of(event.operation()).attemptFinished(event);
+        }
+
+        @Override
+        public void retryScheduled(AttemptEvent failed, Duration delay) {
+            metersOf(failed).of(failed.operation()).backoff.record(delay);
+        }
+
+        @Override
+        public void exhausted(AttemptEvent last, ExhaustedException exception) {
+            metersOf(last).of(last.operation()).exhausted.increment();
+        }
+
+        private ClientMeters metersOf(AttemptEvent event) {
+            // The client it was made for reports the very name it was made with: equals() ends at ==.
+            return this.meters.client.equals(event.client()) ? this.meters : this.all.meters(event.client());
+        }
+
+        @Override
+        public String toString() {
+            return "MeterRetryListener[" + this.all.registry.getClass().getSimpleName() + ", client="
+                    + this.meters.client + "]";
+        }
+    }
+
     /** The {@code outcome} and {@code error} tags of a failed attempt. */
     private record FailureTags(String outcome, String error) {
     }
@@ -140,11 +196,14 @@ public final class MeterRetryListener implements RetryListener {
     /** The meters of one client, one set per operation. */
     private static final class ClientMeters {
 
+        final String client;
+
         private final OperationMeters invoke;
 
         private final OperationMeters stream;
 
         ClientMeters(MeterRegistry registry, String client) {
+            this.client = client;
             this.invoke = new OperationMeters(registry, client, Operation.INVOKE);
             this.stream = new OperationMeters(registry, client, Operation.STREAM);
         }
@@ -163,13 +222,13 @@ public final class MeterRetryListener implements RetryListener {
 
         private final String operation;
 
-        final Counter successes;
+        private final Counter successes;
 
         final Counter exhausted;
 
         final Timer backoff;
 
-        final ConcurrentMap<FailureTags, Counter> failures = new ConcurrentHashMap<>();
+        private final ConcurrentMap<FailureTags, Counter> failures = new ConcurrentHashMap<>();
 
         OperationMeters(MeterRegistry registry, String client, Operation operation) {
             this.registry = registry;
@@ -188,7 +247,17 @@ public final class MeterRetryListener implements RetryListener {
                 .register(registry);
         }
 
-        Counter attemptCounter(String outcome, String error) {
+        void attemptFinished(AttemptEvent event) {
+            Throwable failure = event.failure();
+            if (failure == null) {
+                this.successes.increment();
+                return;
+            }
+            FailureTags tags = new FailureTags(event.retryable() ? "retryable_failure" : "failure", errorTag(failure));
+            this.failures.computeIfAbsent(tags, (key) -> attemptCounter(key.outcome, key.error)).increment();
+        }
+
+        private Counter attemptCounter(String outcome, String error) {
             return Counter.builder(ATTEMPTS)
                 .description("Attempts made by a retrying inference client")
                 .tag("client", this.client)
@@ -197,10 +266,5 @@ public final class MeterRetryListener implements RetryListener {
                 .tag("error", error)
                 .register(this.registry);
         }
-    }
-
-    @Override
-    public String toString() {
-        return "MeterRetryListener[" + this.registry.getClass().getSimpleName() + "]";
     }
 }

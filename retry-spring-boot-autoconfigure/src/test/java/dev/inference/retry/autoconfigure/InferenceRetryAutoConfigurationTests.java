@@ -187,6 +187,16 @@ class InferenceRetryAutoConfigurationTests {
         }
 
         @Test
+        void attachesToEachClientTheListenerThatAPerClientListenerBeanGivesForIt() {
+            runner.withUserConfiguration(TestClients.TwoClients.class, PerClientListening.class).run((context) -> {
+                context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+                context.getBean("local", InferenceClient.class).invoke(REQUEST);
+                assertThat(context.getBean(PerClientListening.class).events).containsExactlyInAnyOrder(
+                        "listener for openai: openai attempt 1", "listener for local: local attempt 1");
+            });
+        }
+
+        @Test
         void startsWithNoInferenceClientBeanAndNoPolicy() {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class))
@@ -366,6 +376,33 @@ class InferenceRetryAutoConfigurationTests {
         @Override
         public Class<?> getObjectType() {
             return InferenceClient.class;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PerClientListening {
+
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Bean
+        PerClientRetryListener perClientListener() {
+            return new PerClientRetryListener() {
+                @Override
+                public RetryListener forClient(String client) {
+                    return new RetryListener() {
+                        @Override
+                        public void attemptFinished(AttemptEvent event) {
+                            PerClientListening.this.events
+                                .add("listener for " + client + ": " + event.client() + " attempt " + event.attempt());
+                        }
+                    };
+                }
+
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    PerClientListening.this.events.add("shared listener: " + event.client());
+                }
+            };
         }
     }
 

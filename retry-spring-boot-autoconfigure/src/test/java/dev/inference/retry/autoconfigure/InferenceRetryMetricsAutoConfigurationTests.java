@@ -161,6 +161,50 @@ class InferenceRetryMetricsAutoConfigurationTests {
     }
 
     @Test
+    void countsTheAttemptsOfEachClientUnderItsOwnName() {
+        this.runner.withUserConfiguration(TestClients.TwoClients.class).run((context) -> {
+            context.getBean(Script.class).failNext(new NetworkException("reset", null));
+            context.getBean("local", InferenceClient.class).invoke(REQUEST);
+            context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(attempts(registry, "local", "invoke", "retryable_failure", "network")).isEqualTo(1);
+            assertThat(attempts(registry, "local", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(registry.get(MeterRetryListener.ATTEMPTS).tag("client", "openai").counters()).hasSize(2);
+        });
+    }
+
+    @Test
+    void countsTheAttemptsOfAClientUnderTheNameACustomizerGaveIt() {
+        this.runner
+            .withBean("renaming", RetryClientBuilderCustomizer.class,
+                    () -> (beanName, builder) -> builder.name(beanName + "-renamed"))
+            .run((context) -> {
+                context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(attempts(registry, "openai-renamed", "invoke", "success", "none")).isEqualTo(1);
+                assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+            });
+    }
+
+    @Test
+    void countsEveryAttemptOfCallsFromSeveralThreadsExactly() {
+        int threads = 4;
+        int calls = 5_000;
+        this.runner.run((context) -> {
+            InferenceClient client = context.getBean("openai", InferenceClient.class);
+            Concurrently.run(threads, (thread) -> {
+                for (int i = 0; i < calls; i++) {
+                    client.invoke(REQUEST);
+                }
+            });
+            MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(threads * calls);
+            assertThat(context.getBean(Script.class).calls()).isEqualTo(threads * calls);
+        });
+    }
+
+    @Test
     void backsOffForTheApplicationsOwnMeterListenerSoThatEachAttemptCountsOnce() {
         this.runner.withUserConfiguration(OwnMeterListener.class).run((context) -> {
             context.getBean("openai", InferenceClient.class).invoke(REQUEST);

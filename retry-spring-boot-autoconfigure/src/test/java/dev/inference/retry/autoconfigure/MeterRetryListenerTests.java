@@ -1,19 +1,54 @@
 package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.AttemptEvent;
+import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
+import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 class MeterRetryListenerTests {
+
+    private static final HttpStatusException BUSY = new HttpStatusException(503, "busy", null);
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private static AttemptEvent succeeded(String client, Operation operation) {
+        return new AttemptEvent(client, operation, 1, null, false);
+    }
+
+    private static AttemptEvent failed(String client, int attempt) {
+        return new AttemptEvent(client, Operation.INVOKE, attempt, BUSY, true);
+    }
+
+    private static double attempts(MeterRegistry registry, String client, String operation, String outcome,
+            String error) {
+        return registry.get(MeterRetryListener.ATTEMPTS)
+            .tags("client", client, "operation", operation, "outcome", outcome, "error", error)
+            .counter()
+            .count();
+    }
+
+    private static double exhausted(MeterRegistry registry, String client, String operation) {
+        return registry.get(MeterRetryListener.EXHAUSTED).tags("client", client, "operation", operation).counter().count();
+    }
+
+    private static Timer backoff(MeterRegistry registry, String client, String operation) {
+        return registry.get(MeterRetryListener.BACKOFF).tags("client", client, "operation", operation).timer();
+    }
 
     @Nested
     class ErrorTag {
@@ -71,5 +106,136 @@ class MeterRetryListenerTests {
             .count()).isZero();
         assertThat(registry.get(MeterRetryListener.ATTEMPTS).tags("client", "late", "operation", "stream", "outcome",
                 "success", "error", "none").counter().count()).isEqualTo(1);
+    }
+
+    @Nested
+    class ForClient {
+
+        @Test
+        void registersTheMetersOfItsClientAtZero() {
+            new MeterRetryListener(registry, List.of()).forClient("openai");
+            for (String operation : new String[] { "invoke", "stream" }) {
+                assertThat(attempts(registry, "openai", operation, "success", "none")).isZero();
+                assertThat(exhausted(registry, "openai", operation)).isZero();
+                assertThat(backoff(registry, "openai", operation).count()).isZero();
+            }
+        }
+
+        @Test
+        void countsIntoTheMetersOfTheListenerItCameFrom() {
+            MeterRetryListener all = new MeterRetryListener(registry, List.of("openai"));
+            RetryListener one = all.forClient("openai");
+            one.attemptFinished(succeeded("openai", Operation.INVOKE));
+            all.attemptFinished(succeeded("openai", Operation.INVOKE));
+            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "success").meters()).hasSize(2);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(2);
+        }
+
+        @Test
+        void countsEveryKindOfEventOfItsClient() {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            one.attemptFinished(succeeded("openai", Operation.STREAM));
+            one.attemptFinished(failed("openai", 1));
+            one.retryScheduled(failed("openai", 1), Duration.ofMillis(150));
+            one.attemptFinished(failed("openai", 2));
+            one.exhausted(failed("openai", 2), new ExhaustedException(2, BUSY));
+            assertThat(attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(2);
+            assertThat(backoff(registry, "openai", "invoke").count()).isEqualTo(1);
+            assertThat(backoff(registry, "openai", "invoke").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(150);
+            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(1);
+        }
+
+        @Test
+        void countsAnEventOfAnotherClientUnderThatClientsName() {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            one.attemptFinished(succeeded("renamed", Operation.INVOKE));
+            one.retryScheduled(failed("renamed", 1), Duration.ofMillis(150));
+            one.exhausted(failed("renamed", 2), new ExhaustedException(2, BUSY));
+            assertThat(attempts(registry, "renamed", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(backoff(registry, "renamed", "invoke").count()).isEqualTo(1);
+            assertThat(exhausted(registry, "renamed", "invoke")).isEqualTo(1);
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+        }
+
+        @Test
+        void describesItselfByItsRegistryAndClient() {
+            assertThat(new MeterRetryListener(registry, List.of()).forClient("openai"))
+                .hasToString("MeterRetryListener[SimpleMeterRegistry, client=openai]");
+        }
+
+        @Test
+        void refusesANullClient() {
+            MeterRetryListener all = new MeterRetryListener(registry, List.of());
+            assertThatNullPointerException().isThrownBy(() -> all.forClient(null))
+                .withMessage("client must not be null");
+        }
+    }
+
+    @Nested
+    class UnderConcurrency {
+
+        private static final int THREADS = 4;
+
+        private static final int EVENTS = 20_000;
+
+        @Test
+        void countsEverySuccessOfSeveralThreadsExactly() throws Exception {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            AttemptEvent success = succeeded("openai", Operation.INVOKE);
+            Concurrently.run(THREADS, (thread) -> {
+                for (int i = 0; i < EVENTS; i++) {
+                    one.attemptFinished(success);
+                }
+            });
+            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+        }
+
+        @Test
+        void countsEveryFailureExactlyWhenSeveralThreadsMeetItsTagsFirstAtOnce() throws Exception {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            AttemptEvent failure = failed("openai", 1);
+            Concurrently.run(THREADS, (thread) -> {
+                for (int i = 0; i < EVENTS; i++) {
+                    one.attemptFinished(failure);
+                }
+            });
+            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure").meters())
+                .hasSize(1);
+            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503"))
+                .isEqualTo(THREADS * EVENTS);
+        }
+
+        @Test
+        void countsEveryWaitAndExhaustionOfSeveralThreadsExactly() throws Exception {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            AttemptEvent failure = failed("openai", 1);
+            ExhaustedException exhausted = new ExhaustedException(1, BUSY);
+            Concurrently.run(THREADS, (thread) -> {
+                for (int i = 0; i < EVENTS; i++) {
+                    one.retryScheduled(failure, Duration.ofMillis(1));
+                    one.exhausted(failure, exhausted);
+                }
+            });
+            assertThat(backoff(registry, "openai", "invoke").count()).isEqualTo(THREADS * EVENTS);
+            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(THREADS * EVENTS);
+        }
+
+        @Test
+        void countsTheEventsOfClientsThatSeveralThreadsMeetFirstAtOnceExactly() throws Exception {
+            MeterRetryListener all = new MeterRetryListener(registry, List.of());
+            List<AttemptEvent> clients = List.of(succeeded("a", Operation.INVOKE), succeeded("b", Operation.INVOKE),
+                    succeeded("c", Operation.STREAM));
+            Concurrently.run(THREADS, (thread) -> {
+                for (int i = 0; i < EVENTS; i++) {
+                    for (AttemptEvent event : clients) {
+                        all.attemptFinished(event);
+                    }
+                }
+            });
+            assertThat(attempts(registry, "a", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(attempts(registry, "b", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(attempts(registry, "c", "stream", "success", "none")).isEqualTo(THREADS * EVENTS);
+        }
     }
 }

@@ -9,7 +9,6 @@ import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -241,16 +240,20 @@ class FlakyProviderTests {
     class Lifecycle {
 
         @Test
-        void refusesConnectionsOnceClosed() {
+        void servesNothingOnceClosed() {
             FlakyProvider provider = scripted();
             URI baseUrl = provider.baseUrl();
 
             provider.close();
 
-            assertThatExceptionOfType(ConnectException.class).isThrownBy(() -> http.send(
+            // Normally refused; but the freed port may already belong to another server on this
+            // machine, which may never answer: what matters is that this provider serves nothing.
+            assertThatExceptionOfType(IOException.class).isThrownBy(() -> http.send(
                     HttpRequest.newBuilder(baseUrl.resolve("/v1/chat/completions"))
+                            .timeout(Duration.ofSeconds(5))
                             .POST(HttpRequest.BodyPublishers.ofString(UNARY)).build(),
                     HttpResponse.BodyHandlers.ofString()));
+            assertThat(provider.requestCount()).isZero();
         }
 
         @Test
