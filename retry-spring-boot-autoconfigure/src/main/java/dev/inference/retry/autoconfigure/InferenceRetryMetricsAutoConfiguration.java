@@ -1,13 +1,19 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.CooldownStore;
+import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
@@ -17,7 +23,7 @@ import org.springframework.context.annotation.Bean;
  * that declares its own {@link MeterRetryListener} bean gets that one attached instead, so that no
  * attempt is counted twice.
  */
-@AutoConfiguration(after = InferenceRetryAutoConfiguration.class,
+@AutoConfiguration(after = { InferenceRetryAutoConfiguration.class, InferenceRetryProtectionAutoConfiguration.class },
         afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
                 "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
@@ -37,10 +43,37 @@ public final class InferenceRetryMetricsAutoConfiguration {
      * name when the bean is a {@code RetryClient} of the application's.
      */
     @Bean
-    SmartInitializingSingleton inferenceRetryMetersAtZero(MeterRegistry meterRegistry, RetriedClients clients) {
+    SmartInitializingSingleton inferenceRetryMetersAtZero(MeterRegistry meterRegistry, RetriedClients clients,
+            ObjectProvider<CooldownStore> cooldownStore) {
         // The listener's constructor registers the named clients' meters; the listener is not kept,
         // since the registry hands every listener the same meters.
-        return () -> new MeterRetryListener(meterRegistry,
-                clients.clients().values().stream().map(RetriedClients.Retrying::name).distinct().toList());
+        return () -> {
+            new MeterRetryListener(meterRegistry,
+                    clients.clients().values().stream().map(RetriedClients.Retrying::name).distinct().toList());
+            for (RetriedClients.Retrying client : clients.clients().values()) {
+                if (client.budget() != null) {
+                    MeterRetryListener.registerBudgetMeters(meterRegistry, client.name());
+                }
+                if (cooldownStore.getIfAvailable() != null) {
+                    MeterRetryListener.registerCooldownMeters(meterRegistry, client.name());
+                }
+            }
+        };
+    }
+
+    /** Counts the failed exchanges of the Redis cool-down store, from zero. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
+    @ConditionalOnBean(RedisCooldownStore.class)
+    static class RedisCooldownStoreMetricsConfiguration {
+
+        @Bean
+        MeterBinder inferenceRetryCooldownErrors(RedisCooldownStore store) {
+            return (registry) -> FunctionCounter.builder(MeterRetryListener.COOLDOWN_ERRORS, store,
+                    RedisCooldownStore::errorCount)
+                .description("Failed exchanges of the retry cool-down store with Redis; calls went on with the "
+                        + "local copy")
+                .register(registry);
+        }
     }
 }

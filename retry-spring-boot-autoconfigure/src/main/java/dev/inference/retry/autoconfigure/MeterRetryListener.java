@@ -1,22 +1,16 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.failure.DeadlineExceededException;
-import dev.inference.failure.HttpStatusException;
-import dev.inference.failure.NetworkException;
 import dev.inference.retry.AttemptEvent;
+import dev.inference.retry.CooldownEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
+import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
@@ -26,11 +20,16 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@value #ATTEMPTS}, a counter incremented once per attempt, tagged {@code client},
  * {@code operation} ({@code invoke}, {@code stream}), {@code outcome} ({@code success},
- * {@code retryable_failure}, {@code failure}) and {@code error} ({@link #errorTag(Throwable)});</li>
+ * {@code retryable_failure}, {@code failure}) and {@code error} ({@link RetryTags#error(Throwable)});</li>
  * <li>{@value #EXHAUSTED}, a counter incremented once per call that ended in an
  * {@link ExhaustedException}, tagged {@code client} and {@code operation};</li>
- * <li>{@value #BACKOFF}, a timer recording each scheduled wait with its exact delay, tagged
- * {@code client} and {@code operation}.</li>
+ * <li>{@value #BACKOFF}, a timer recording each scheduled backoff wait with its exact delay, tagged
+ * {@code client} and {@code operation} (a wait for a cool-down beyond the backoff is not recorded
+ * here);</li>
+ * <li>{@value #BUDGET_REFUSED}, a counter incremented once per call that a retry budget ended,
+ * tagged {@code client} and {@code operation} (such a call is counted as exhausted too);</li>
+ * <li>{@value #COOLDOWN_WAITS}, a counter incremented once per attempt that a shared cool-down
+ * delayed, tagged {@code client}.</li>
  * </ul>
  * The exhausted counters and backoff timers of the clients named at construction are registered at
  * once, at zero, for both operations; the meters of each client are built once and reused.
@@ -53,6 +52,15 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
     /** The name of the timer of scheduled waits. */
     public static final String BACKOFF = "inference.retry.backoff";
+
+    /** The name of the counter of calls that a retry budget ended by refusing a retry. */
+    public static final String BUDGET_REFUSED = "inference.retry.budget.refused";
+
+    /** The name of the counter of attempts that a shared cool-down delayed. */
+    public static final String COOLDOWN_WAITS = "inference.retry.cooldown.waits";
+
+    /** The name of the counter of failed exchanges with the Redis cool-down store. */
+    public static final String COOLDOWN_ERRORS = "inference.retry.cooldown.errors";
 
     private final MeterRegistry registry;
 
@@ -101,6 +109,18 @@ public final class MeterRetryListener implements PerClientRetryListener {
     @Override
     public void exhausted(AttemptEvent last, ExhaustedException exception) {
         meters(last.client()).of(last.operation()).exhausted.increment();
+        countRefusal(last, exception);
+    }
+
+    @Override
+    public void attemptDelayed(CooldownEvent event) {
+        cooldownWaits(this.registry, event.client()).increment();
+    }
+
+    private void countRefusal(AttemptEvent last, ExhaustedException exception) {
+        if (exception instanceof RetryBudgetExhaustedException) {
+            budgetRefused(this.registry, last.client(), last.operation()).increment();
+        }
     }
 
     private ClientMeters meters(String client) {
@@ -111,38 +131,42 @@ public final class MeterRetryListener implements PerClientRetryListener {
     }
 
     /**
-     * Returns the {@code error} tag of a failure, read from its cause chain as
-     * {@link dev.inference.retry.Classification} reads it: the first cancellation
-     * ({@code cancelled}), passed deadline ({@code deadline}) or {@link ExhaustedException} in the
-     * chain names it; failing those, the first typed failure ({@code network} or
-     * {@code http_<status>}); failing that, the simple class name of the failure itself.
+     * Registers at zero the meters of a client's retry budget: {@value #BUDGET_REFUSED}, per
+     * operation. Idempotent.
+     *
+     * @param registry where the meters are registered
+     * @param client the client's name
      */
-    static String errorTag(Throwable failure) {
-        @Nullable String typed = null;
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable current = failure; current != null && seen.add(current); current = current.getCause()) {
-            if (current instanceof CancellationException || current instanceof InterruptedException) {
-                return "cancelled";
-            }
-            if (current instanceof DeadlineExceededException) {
-                return "deadline";
-            }
-            if (current instanceof ExhaustedException) {
-                return className(current);
-            }
-            if (typed == null && current instanceof NetworkException) {
-                typed = "network";
-            }
-            else if (typed == null && current instanceof HttpStatusException status) {
-                typed = "http_" + status.status();
-            }
+    public static void registerBudgetMeters(MeterRegistry registry, String client) {
+        for (Operation operation : Operation.values()) {
+            budgetRefused(registry, client, operation);
         }
-        return (typed != null) ? typed : className(failure);
     }
 
-    private static String className(Throwable failure) {
-        String simple = failure.getClass().getSimpleName();
-        return simple.isEmpty() ? failure.getClass().getName() : simple;
+    /**
+     * Registers at zero the meter of the attempts that a shared cool-down delayed for a client,
+     * {@value #COOLDOWN_WAITS}. Idempotent.
+     *
+     * @param registry where the meter is registered
+     * @param client the client's name
+     */
+    public static void registerCooldownMeters(MeterRegistry registry, String client) {
+        cooldownWaits(registry, client);
+    }
+
+    private static Counter budgetRefused(MeterRegistry registry, String client, Operation operation) {
+        return Counter.builder(BUDGET_REFUSED)
+            .description("Calls of a retrying inference client that its retry budget ended by refusing a retry")
+            .tag("client", client)
+            .tag("operation", RetryTags.operation(operation))
+            .register(registry);
+    }
+
+    private static Counter cooldownWaits(MeterRegistry registry, String client) {
+        return Counter.builder(COOLDOWN_WAITS)
+            .description("Attempts of a retrying inference client that a provider's shared cool-down delayed")
+            .tag("client", client)
+            .register(registry);
     }
 
     @Override
@@ -175,6 +199,12 @@ public final class MeterRetryListener implements PerClientRetryListener {
         @Override
         public void exhausted(AttemptEvent last, ExhaustedException exception) {
             metersOf(last).of(last.operation()).exhausted.increment();
+            this.all.countRefusal(last, exception);
+        }
+
+        @Override
+        public void attemptDelayed(CooldownEvent event) {
+            this.all.attemptDelayed(event);
         }
 
         private ClientMeters metersOf(AttemptEvent event) {
@@ -233,7 +263,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
         OperationMeters(MeterRegistry registry, String client, Operation operation) {
             this.registry = registry;
             this.client = client;
-            this.operation = operation.name().toLowerCase(Locale.ROOT);
+            this.operation = RetryTags.operation(operation);
             this.successes = attemptCounter("success", "none");
             this.exhausted = Counter.builder(EXHAUSTED)
                 .description("Calls of a retrying inference client that failed on every attempt allowed")
@@ -253,7 +283,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
                 this.successes.increment();
                 return;
             }
-            FailureTags tags = new FailureTags(event.retryable() ? "retryable_failure" : "failure", errorTag(failure));
+            FailureTags tags = new FailureTags(RetryTags.outcome(event), RetryTags.error(failure));
             this.failures.computeIfAbsent(tags, (key) -> attemptCounter(key.outcome, key.error)).increment();
         }
 

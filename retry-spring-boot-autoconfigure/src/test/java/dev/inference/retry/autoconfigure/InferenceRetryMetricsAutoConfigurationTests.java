@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 import dev.inference.client.InferenceClient;
@@ -10,6 +11,7 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -244,5 +247,62 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 assertThat(context).hasNotFailed().doesNotHaveBean(MeterRetryListener.class);
                 assertThat(context.getBean("openai")).isInstanceOf(RetryClient.class);
             });
+    }
+
+    @Nested
+    class BudgetAndCooldownMeters {
+
+        private final ApplicationContextRunner protectedRunner = runner
+            .withConfiguration(AutoConfigurations.of(InferenceRetryProtectionAutoConfiguration.class));
+
+        @Test
+        void registerTheBudgetRefusalsAtZeroWhereABudgetIsOn() {
+            protectedRunner.withPropertyValues("inference.retry.budget.max-tokens=10", "inference.retry.budget.token-ratio=0.1",
+                    "inference.retry.clients.lazy.budget.enabled=false")
+                .run((context) -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get(MeterRetryListener.BUDGET_REFUSED).tags("client", "openai").counters())
+                        .extracting(Counter::count)
+                        .containsExactly(0.0, 0.0);
+                    assertThat(registry.find(MeterRetryListener.BUDGET_REFUSED).tag("client", "lazy").counters()).isEmpty();
+                });
+        }
+
+        @Test
+        void countACallTheBudgetEndedAsRefusedAndExhausted() {
+            protectedRunner.withPropertyValues("inference.retry.budget.max-tokens=1", "inference.retry.budget.token-ratio=0.1")
+                .run((context) -> {
+                    context.getBean(Script.class).failAlways(new HttpStatusException(503, "busy", null));
+                    assertThatExceptionOfType(RetryBudgetExhaustedException.class)
+                        .isThrownBy(() -> context.getBean("openai", InferenceClient.class).invoke(REQUEST));
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.get(MeterRetryListener.BUDGET_REFUSED)
+                        .tags("client", "openai", "operation", "invoke")
+                        .counter()
+                        .count()).isEqualTo(1);
+                    assertThat(registry.get(MeterRetryListener.EXHAUSTED)
+                        .tags("client", "openai", "operation", "invoke")
+                        .counter()
+                        .count()).isEqualTo(1);
+                });
+        }
+
+        @Test
+        void registerTheCooldownWaitsAtZeroWhereAStoreIsOn() {
+            protectedRunner.withPropertyValues("inference.retry.cooldown.store=local").run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get(MeterRetryListener.COOLDOWN_WAITS).tag("client", "openai").counter().count())
+                    .isZero();
+            });
+        }
+
+        @Test
+        void registerNoBudgetOrCooldownMeterWhenNeitherIsOn() {
+            protectedRunner.run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.find(MeterRetryListener.BUDGET_REFUSED).meters()).isEmpty();
+                assertThat(registry.find(MeterRetryListener.COOLDOWN_WAITS).meters()).isEmpty();
+            });
+        }
     }
 }

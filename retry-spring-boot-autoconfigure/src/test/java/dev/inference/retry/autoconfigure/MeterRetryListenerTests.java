@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ShutdownException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
@@ -57,14 +58,20 @@ class MeterRetryListenerTests {
         void namesTheFirstTypedFailureInTheCauseChain() {
             RuntimeException wrapped = new IllegalStateException("wrapper",
                     new RuntimeException("inner", new HttpStatusException(502, "bad gateway", null)));
-            assertThat(MeterRetryListener.errorTag(wrapped)).isEqualTo("http_502");
+            assertThat(RetryTags.error(wrapped)).isEqualTo("http_502");
+        }
+
+        @Test
+        void namesAShutdown() {
+            assertThat(RetryTags.error(new NetworkException("reset", new ShutdownException("going away"))))
+                .isEqualTo("shutdown");
         }
 
         @Test
         void letsACancellationAnywhereInTheChainWin() {
             RuntimeException failure = new HttpStatusException(503, "busy", null);
             failure.initCause(new NetworkException("closed", new CancellationException("cancelled")));
-            assertThat(MeterRetryListener.errorTag(failure)).isEqualTo("cancelled");
+            assertThat(RetryTags.error(failure)).isEqualTo("cancelled");
         }
 
         @Test
@@ -72,14 +79,14 @@ class MeterRetryListenerTests {
             RuntimeException first = new RuntimeException("first");
             IllegalArgumentException second = new IllegalArgumentException("second", first);
             first.initCause(second);
-            assertThat(MeterRetryListener.errorTag(first)).isEqualTo("RuntimeException");
+            assertThat(RetryTags.error(first)).isEqualTo("RuntimeException");
         }
 
         @Test
         void usesTheFullClassNameOfAnAnonymousFailure() {
             RuntimeException anonymous = new RuntimeException("anonymous") {
             };
-            assertThat(MeterRetryListener.errorTag(anonymous)).isEqualTo(anonymous.getClass().getName());
+            assertThat(RetryTags.error(anonymous)).isEqualTo(anonymous.getClass().getName());
         }
     }
 

@@ -9,11 +9,16 @@ import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import dev.inference.retry.autoconfigure.MeterRetryListener;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -59,6 +64,17 @@ class RedisCooldownStoreAutoConfigurationTests {
     void keysUnderDefaultWithoutAnApplicationName() {
         onTheTestServer()
             .run((context) -> assertThat(context.getBean(RedisCooldownStore.class).namespace()).isEqualTo("default"));
+    }
+
+    @Test
+    void countsItsFailedExchangesFromZero() {
+        onTheTestServer()
+            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                    SimpleMetricsExportAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class))
+            .run((context) -> assertThat(context.getBean(MeterRegistry.class)
+                .get(MeterRetryListener.COOLDOWN_ERRORS)
+                .functionCounter()
+                .count()).isZero());
     }
 
     @Configuration(proxyBeanMethods = false)
