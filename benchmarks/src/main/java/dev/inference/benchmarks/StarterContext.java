@@ -3,8 +3,12 @@ package dev.inference.benchmarks;
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -31,12 +35,29 @@ final class StarterContext implements AutoCloseable {
      *     delays are those of {@link Retriers#minimalPolicy(int)}
      */
     StarterContext(InferenceClient client, int maxAttempts) {
+        this(client, maxAttempts, false);
+    }
+
+    /**
+     * Starts the context, with or without an observation per attempt.
+     *
+     * @param client the client bean to wrap
+     * @param maxAttempts the attempts allowed in all
+     * @param observed whether to set {@code inference.retry.observations.enabled=true}, with an
+     *     {@link ObservationRegistry} whose handler records a timer per observation in the meter
+     *     registry, as the actuator sets it up
+     */
+    StarterContext(InferenceClient client, int maxAttempts, boolean observed) {
         this.context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("benchmark",
                 Map.of("inference.retry.stable-retries", "0", "inference.retry.stable-delay", "1ns",
                         "inference.retry.max-attempts", Integer.toString(maxAttempts), "inference.retry.max-delay",
-                        "1ns")));
+                        "1ns", "inference.retry.observations.enabled", Boolean.toString(observed))));
         this.context.register(RetryAutoConfigurations.class);
-        this.context.registerBean(SimpleMeterRegistry.class);
+        SimpleMeterRegistry meterRegistry = new SimpleMeterRegistry();
+        this.context.registerBean(SimpleMeterRegistry.class, () -> meterRegistry);
+        ObservationRegistry observationRegistry = ObservationRegistry.create();
+        observationRegistry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meterRegistry));
+        this.context.registerBean(ObservationRegistry.class, () -> observationRegistry);
         this.context.registerBean(CLIENT, InferenceClient.class, () -> client);
         this.context.refresh();
     }
@@ -65,9 +86,10 @@ final class StarterContext implements AutoCloseable {
         this.context.close();
     }
 
-    /** The starter's two auto-configurations that wrap clients and count their attempts. */
+    /** The starter's auto-configurations that wrap clients, count their attempts and observe them. */
     @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ InferenceRetryAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class })
+    @ImportAutoConfiguration({ InferenceRetryAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class,
+            InferenceRetryOperationsAutoConfiguration.class, InferenceRetryProtectionAutoConfiguration.class })
     static class RetryAutoConfigurations {
 
     }

@@ -148,6 +148,20 @@ public class SuccessPathBenchmark {
     }
 
     /**
+     * {@code RetryClient} as the starter wraps a bean with {@code inference.retry.observations.enabled=true}:
+     * its meters, plus an {@code Observation} per attempt handled by Micrometer's
+     * {@code DefaultMeterObservationHandler}, which records a timer per observation as the actuator's
+     * set-up does. What opting in to observations costs.
+     *
+     * @param starter the started context, with observations on
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientWithStarterObservations(ObservedStarter starter, Blackhole blackhole) {
+        blackhole.consume(starter.client.invoke(this.request, this.context));
+    }
+
+    /**
      * Resilience4j {@code Retry.executeSupplier}, for a retry whose registry is bound to a
      * {@link SimpleMeterRegistry} by Resilience4j's {@code TaggedRetryMetrics}.
      *
@@ -201,8 +215,33 @@ public class SuccessPathBenchmark {
     }
 
     /**
-     * The starter's client bean, in a context started once per fork: only the benchmarks that take
-     * it pay for the context.
+     * The starter's client bean with observations on, in a context started once per fork: only the
+     * benchmark that takes it pays for the context.
+     */
+    @State(Scope.Benchmark)
+    public static class ObservedStarter {
+
+        private StarterContext started;
+
+        InferenceClient client;
+
+        /** Starts the context with observations on. */
+        @Setup
+        public void start() {
+            this.started = new StarterContext(new FixedResponseClient(InferenceResponse.of("Hi")), MAX_ATTEMPTS, true);
+            this.client = this.started.client();
+        }
+
+        /** Closes the context. */
+        @TearDown
+        public void stop() {
+            this.started.close();
+        }
+    }
+
+    /**
+     * The starter's client bean, with its meters and no observations, in a context started once per
+     * fork: only the benchmarks that take it pay for the context.
      */
     @State(Scope.Benchmark)
     public static class Starter {
