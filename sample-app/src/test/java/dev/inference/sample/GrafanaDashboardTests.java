@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
+import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -152,6 +153,10 @@ class GrafanaDashboardTests {
     @Nested
     @SampleAppTest
     @Import(VirtualTime.class)
+    // The budget's and the cool-downs' series exist only where those features are on. A budget this
+    // large never refuses, and a 1 ms Retry-After keeps the real-time cool-down out of virtual time.
+    @TestPropertySource(properties = { "inference.retry.budget.max-tokens=1000", "inference.retry.budget.token-ratio=1",
+            "inference.retry.cooldown.store=local", "sample.provider.retry-after=1ms" })
     class AgainstTheRunningSample {
 
         @LocalServerPort
