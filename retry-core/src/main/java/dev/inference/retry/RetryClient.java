@@ -1,7 +1,6 @@
 package dev.inference.retry;
 
 import dev.inference.client.CallContext;
-import dev.inference.client.Durations;
 import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
@@ -228,7 +227,7 @@ public final class RetryClient implements InferenceClient {
     private void sleep(Duration delay, CallContext context) throws InterruptedException {
         Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
         if (shutdown.isPresent() && this.sleeper == Sleeper.system()) {
-            shutdown.get().await(Durations.toWaitNanos(delay), context);
+            shutdown.get().await(delay, context);
         }
         else {
             this.sleeper.sleep(delay, context);

@@ -1,12 +1,10 @@
 package dev.inference.retry;
 
 import dev.inference.client.CallContext;
+import dev.inference.client.Durations;
+import java.time.Duration;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Tells retrying calls that the application is shutting down: every wait before a retry ends at
@@ -26,13 +24,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ShutdownSignal implements AutoCloseable {
 
-    private final AtomicBoolean shutDown = new AtomicBoolean();
-
-    /** The threads parked in a wait, unparked when the signal fires. */
-    private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
-
-    /** Actions of non-blocking waits, run once when the signal fires. */
-    private final Set<Action> actions = ConcurrentHashMap.newKeySet();
+    /** The signal's state and registered actions: a context of its own, cancelled when it fires. */
+    private final CallContext fired = CallContext.cancellable();
 
     private ShutdownSignal() {
     }
@@ -54,17 +47,7 @@ public final class ShutdownSignal implements AutoCloseable {
      *     suppressed, after every action has run
      */
     public void shutDown() {
-        if (!this.shutDown.compareAndSet(false, true)) {
-            return;
-        }
-        this.waiters.forEach(LockSupport::unpark);
-        RuntimeException failure = null;
-        for (Action action : this.actions) {
-            failure = action.fire(failure);
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        this.fired.cancel();
     }
 
     /**
@@ -81,7 +64,7 @@ public final class ShutdownSignal implements AutoCloseable {
      * @return {@code true} once {@link #shutDown()} was called
      */
     public boolean isShutDown() {
-        return this.shutDown.get();
+        return this.fired.isDone();
     }
 
     /**
@@ -95,29 +78,29 @@ public final class ShutdownSignal implements AutoCloseable {
      * @throws RuntimeException what the action threw, when it ran at once
      */
     public CallContext.Registration onShutDown(Runnable action) {
-        Action registered = new Action(Objects.requireNonNull(action, "action must not be null"));
-        this.actions.add(registered);
-        // Added before checking: a shutDown() racing with us either runs the action or is seen here.
-        if (isShutDown()) {
-            RuntimeException failure = registered.fire(null);
-            if (failure != null) {
-                throw failure;
-            }
-        }
-        return registered;
+        return this.fired.onCancel(action);
     }
 
     /**
-     * Parks the calling thread until {@code nanos} have elapsed, the context is done or the signal
-     * fires, whichever comes first.
+     * Blocks the calling thread until {@code delay} has elapsed, {@code context} is done or the
+     * signal fires, whichever comes first: the wait before a retry of a blocking caller. Holds no
+     * lock and does not pin a virtual thread.
+     *
+     * @param delay how long to wait; zero or negative does not wait
+     * @param context the call's context, whose cancellation or deadline also ends the wait
+     * @throws InterruptedException if the waiting thread is interrupted (its interrupt status is then
+     *     cleared, as by {@link Thread#sleep(long)})
+     * @throws NullPointerException if an argument is {@code null}
      */
-    void await(long nanos, CallContext context) throws InterruptedException {
+    public void await(Duration delay, CallContext context) throws InterruptedException {
+        long nanos = Durations.toWaitNanos(Objects.requireNonNull(delay, "delay must not be null"));
+        Objects.requireNonNull(context, "context must not be null");
         Thread self = Thread.currentThread();
         long start = System.nanoTime();
-        this.waiters.add(self);
-        CallContext.Registration cancelled = context.onCancel(() -> LockSupport.unpark(self));
+        // Registered before checking, so a shutDown() or cancel() racing with us is seen or unparks us.
+        CallContext.Registration onShutDown = onShutDown(() -> LockSupport.unpark(self));
+        CallContext.Registration onCancel = context.onCancel(() -> LockSupport.unpark(self));
         try {
-            // Registered before checking, so a shutDown() or cancel() racing with us is seen or unparks us.
             while (!isShutDown() && !context.isDone()) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
@@ -130,45 +113,13 @@ public final class ShutdownSignal implements AutoCloseable {
             }
         }
         finally {
-            cancelled.close();
-            this.waiters.remove(self);
+            onCancel.close();
+            onShutDown.close();
         }
     }
 
     @Override
     public String toString() {
         return "ShutdownSignal[" + (isShutDown() ? "shut down" : "running") + "]";
-    }
-
-    /** One registered action; whoever removes it from the set runs it, so it runs at most once. */
-    private final class Action implements CallContext.Registration {
-
-        private final Runnable action;
-
-        Action(Runnable action) {
-            this.action = action;
-        }
-
-        @Nullable RuntimeException fire(@Nullable RuntimeException failures) {
-            if (!ShutdownSignal.this.actions.remove(this)) {
-                return failures;
-            }
-            try {
-                this.action.run();
-                return failures;
-            }
-            catch (RuntimeException ex) {
-                if (failures == null) {
-                    return ex;
-                }
-                failures.addSuppressed(ex);
-                return failures;
-            }
-        }
-
-        @Override
-        public void close() {
-            ShutdownSignal.this.actions.remove(this);
-        }
     }
 }

@@ -88,7 +88,7 @@ class ShutdownSignalTests {
     void endsAWaitThatItFiredBeforeAtOnce() throws InterruptedException {
         this.signal.shutDown();
 
-        this.signal.await(Long.MAX_VALUE, CallContext.background());
+        this.signal.await(Duration.ofDays(1), CallContext.background());
 
         assertThat(this.signal.isShutDown()).isTrue();
     }
@@ -117,7 +117,7 @@ class ShutdownSignalTests {
 
     @Test
     void endsAWaitWhenItsTimeIsUp() throws InterruptedException {
-        this.signal.await(Duration.ofMillis(1).toNanos(), CallContext.background());
+        this.signal.await(Duration.ofMillis(1), CallContext.background());
 
         assertThat(this.signal.isShutDown()).isFalse();
     }
@@ -128,7 +128,7 @@ class ShutdownSignalTests {
         CallContext context = CallContext.cancellable();
         CompletableFuture<Void> waited = CompletableFuture.runAsync(() -> {
             try {
-                this.signal.await(Long.MAX_VALUE, context);
+                this.signal.await(Duration.ofDays(1), context);
             }
             catch (InterruptedException ex) {
                 throw new IllegalStateException(ex);
@@ -146,6 +146,6 @@ class ShutdownSignalTests {
         Thread.currentThread().interrupt();
 
         assertThatExceptionOfType(InterruptedException.class)
-            .isThrownBy(() -> this.signal.await(Long.MAX_VALUE, CallContext.background()));
+            .isThrownBy(() -> this.signal.await(Duration.ofDays(1), CallContext.background()));
     }
 }

@@ -8,7 +8,6 @@ import com.openai.core.http.HttpResponse;
 import com.openai.errors.OpenAIIoException;
 import com.openai.errors.SseException;
 import dev.inference.client.CallContext;
-import dev.inference.client.Durations;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
@@ -26,7 +25,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -281,28 +279,12 @@ final class RetryingOpenAiHttpClient implements HttpClient {
 
     /** Parks until the delay has passed or the shutdown signal fires; an interrupt ends it. */
     private void sleep(Duration delay) throws InterruptedException {
-        Thread self = Thread.currentThread();
         Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-        CallContext.Registration woken = shutdown.isPresent() ? shutdown.get().onShutDown(() -> LockSupport.unpark(self))
-                : null;
-        try {
-            long nanos = Durations.toWaitNanos(delay);
-            long start = System.nanoTime();
-            while (shutdown.isEmpty() || !shutdown.get().isShutDown()) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                long left = nanos - (System.nanoTime() - start);
-                if (left <= 0) {
-                    return;
-                }
-                LockSupport.parkNanos(this, left);
-            }
+        if (shutdown.isPresent()) {
+            shutdown.get().await(delay, CallContext.background());
         }
-        finally {
-            if (woken != null) {
-                woken.close();
-            }
+        else {
+            CallContext.background().await(delay);
         }
     }
 
