@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure.cooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
@@ -10,6 +11,7 @@ import dev.inference.client.StreamReader;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -59,6 +61,23 @@ class RedisCooldownStoreAutoConfigurationTests {
     void keysUnderDefaultWithoutAnApplicationName() {
         onTheTestServer()
             .run((context) -> assertThat(context.getBean(RedisCooldownStore.class).namespace()).isEqualTo("default"));
+    }
+
+    @Test
+    void stopsSharingBeforeTheConnectionFactoryStopsWhenTheContextCloses() {
+        try (LogCapture store = new LogCapture(); LogCapture lettuce = new LogCapture("io.lettuce")) {
+            onTheTestServer().run((context) -> {
+                RedisCooldownStore cooldowns = context.getBean(RedisCooldownStore.class);
+                cooldowns.coolDown("openai", Duration.ofSeconds(1));
+
+                context.close();
+
+                assertThat(redis.server().pttl("default:inference-retry:cooldown:openai")).isPositive();
+                assertThat(cooldowns.errorCount()).isZero();
+                assertThat(store.messages(Level.WARN)).isEmpty();
+                assertThat(lettuce.messages(Level.WARN)).isEmpty();
+            });
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
