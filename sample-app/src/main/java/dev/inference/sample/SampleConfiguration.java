@@ -32,7 +32,12 @@ class SampleConfiguration {
         catch (IllegalArgumentException ex) {
             throw new IllegalStateException("Invalid sample.provider.faults: " + ex.getMessage(), ex);
         }
-        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter());
+        int port = properties.getPort();
+        if (port < 0 || port > 65535) {
+            throw new IllegalStateException("Invalid sample.provider.port: " + port
+                    + " is not a port; set one from 1 to 65535, or 0 for any free port");
+        }
+        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port);
     }
 
     @Bean

@@ -16,6 +16,12 @@ public class SampleProviderProperties {
     private boolean enabled = true;
 
     /**
+     * Port of 127.0.0.1 the embedded provider listens on, so that other instances can share it
+     * through their base URL; 0 for any free port.
+     */
+    private int port;
+
+    /**
      * Seed of the generator that draws each request's outcome, so that a run can be repeated.
      */
     private long seed = 6451;
@@ -36,6 +42,14 @@ public class SampleProviderProperties {
 
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    public int getPort() {
+        return this.port;
+    }
+
+    public void setPort(int port) {
+        this.port = port;
     }
 
     public long getSeed() {

@@ -6,6 +6,9 @@ import dev.inference.client.Authorizer;
 import dev.inference.client.InferenceClient;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import dev.inference.sample.provider.FlakyProvider;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -48,6 +51,26 @@ class SampleConfigurationTests {
                 assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
                         .hasMessage("No inference provider: set sample.inference.base-url to an OpenAI-compatible "
                                 + "endpoint, or leave sample.provider.enabled true to use the embedded one");
+            });
+        }
+
+        @Test
+        void startsTheEmbeddedProviderOnTheConfiguredPort() throws IOException {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = socket.getLocalPort();
+            }
+            runner.withPropertyValues("sample.provider.port=" + port).run((context) ->
+                    assertThat(context.getBean(FlakyProvider.class).baseUrl()).hasToString("http://127.0.0.1:" + port));
+        }
+
+        @Test
+        void failsOnAProviderPortThatIsNoPort() {
+            runner.withPropertyValues("sample.provider.port=-1").run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
+                        .hasMessage("Invalid sample.provider.port: -1 is not a port; set one from 1 to 65535, "
+                                + "or 0 for any free port");
             });
         }
 

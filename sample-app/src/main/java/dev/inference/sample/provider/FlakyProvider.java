@@ -32,8 +32,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * An OpenAI-compatible provider on an ephemeral port of 127.0.0.1 that fails on purpose. It serves
- * {@code POST /v1/chat/completions}, unary and streamed, answering each request with an
+ * An OpenAI-compatible provider on a port of 127.0.0.1, ephemeral unless one is given, that fails
+ * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, answering each
+ * request with an
  * {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
  * one drawn from its {@link FaultMix} with a seeded random generator, so that a run is
  * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk.
@@ -103,18 +104,40 @@ public final class FlakyProvider implements AutoCloseable {
      * @throws UncheckedIOException if no port can be opened
      */
     public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter) {
+        return start(faults, seed, retryAfter, 0);
+    }
+
+    /**
+     * Starts a provider on a given port of 127.0.0.1, so that other processes can be pointed at it.
+     *
+     * @param faults the fractions of requests to fail when nothing is scripted
+     * @param seed the seed of the generator that draws each request's outcome
+     * @param retryAfter the delay a 429 asks for, sent as {@code retry-after-ms} and as
+     *     {@code Retry-After} rounded up to whole seconds
+     * @param port the port to listen on, from 1 to 65535, or 0 for an ephemeral one
+     * @return the running provider
+     * @throws NullPointerException if {@code faults} or {@code retryAfter} is {@code null}
+     * @throws IllegalArgumentException if {@code retryAfter} is shorter than a millisecond, or
+     *     {@code port} is outside 0 to 65535
+     * @throws UncheckedIOException if the port cannot be opened, as when another process holds it
+     */
+    public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter, int port) {
         Objects.requireNonNull(faults, "faults must not be null");
         Objects.requireNonNull(retryAfter, "retryAfter must not be null");
         if (retryAfter.toMillis() < 1) {
             throw new IllegalArgumentException("retryAfter must be at least 1ms, was " + retryAfter);
         }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be from 0 (any free port) to 65535, was " + port);
+        }
         ServerSocket server;
         try {
             server = new ServerSocket();
-            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         }
         catch (IOException ex) {
-            throw new UncheckedIOException("Could not open a loopback port for the embedded provider", ex);
+            String which = (port != 0) ? "port " + port + " of 127.0.0.1" : "a loopback port";
+            throw new UncheckedIOException("Could not open " + which + " for the embedded provider", ex);
         }
         FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter);
         provider.workers.execute(provider::accept);

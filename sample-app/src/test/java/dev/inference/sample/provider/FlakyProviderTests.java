@@ -9,6 +9,9 @@ import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,6 +56,12 @@ class FlakyProviderTests {
         FlakyProvider provider = start(FaultMix.none(), 1);
         provider.script(outcomes);
         return provider;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     private HttpResponse<String> post(FlakyProvider provider, String path, String body) throws Exception {
@@ -254,6 +263,34 @@ class FlakyProviderTests {
                             .POST(HttpRequest.BodyPublishers.ofString(UNARY)).build(),
                     HttpResponse.BodyHandlers.ofString()));
             assertThat(provider.requestCount()).isZero();
+        }
+
+        @Test
+        void listensOnThePortItIsGiven() throws IOException {
+            int port = freePort();
+
+            FlakyProvider provider = FlakyProvider.start(FaultMix.none(), 1, Duration.ofSeconds(1), port);
+            started.add(provider);
+
+            assertThat(provider.baseUrl()).hasToString("http://127.0.0.1:" + port);
+        }
+
+        @Test
+        void failsNamingAPortThatIsTaken() throws IOException {
+            try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                assertThatExceptionOfType(UncheckedIOException.class)
+                        .isThrownBy(() -> FlakyProvider.start(FaultMix.none(), 1, Duration.ofSeconds(1),
+                                taken.getLocalPort()))
+                        .withMessage("Could not open port " + taken.getLocalPort()
+                                + " of 127.0.0.1 for the embedded provider");
+            }
+        }
+
+        @Test
+        void refusesAPortOutOfRange() {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> FlakyProvider.start(FaultMix.none(), 1, Duration.ofSeconds(1), 65536))
+                    .withMessage("port must be from 0 (any free port) to 65535, was 65536");
         }
 
         @Test

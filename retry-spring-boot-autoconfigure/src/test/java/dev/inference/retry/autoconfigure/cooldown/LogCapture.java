@@ -7,14 +7,19 @@ import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 
-/** What {@link RedisCooldownStore} logs while it is open. */
+/** What {@link RedisCooldownStore}, or the loggers under another name, log while it is open. */
 final class LogCapture implements AutoCloseable {
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger(RedisCooldownStore.class);
+    private final Logger logger;
 
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
     LogCapture() {
+        this(RedisCooldownStore.class.getName());
+    }
+
+    LogCapture(String loggerName) {
+        this.logger = (Logger) LoggerFactory.getLogger(loggerName);
         this.appender.start();
         this.logger.addAppender(this.appender);
     }

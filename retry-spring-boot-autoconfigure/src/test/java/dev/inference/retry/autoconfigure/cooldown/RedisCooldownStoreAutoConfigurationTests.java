@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure.cooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
@@ -13,6 +14,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -75,6 +77,23 @@ class RedisCooldownStoreAutoConfigurationTests {
                 .get(MeterRetryListener.COOLDOWN_ERRORS)
                 .functionCounter()
                 .count()).isZero());
+    }
+
+    @Test
+    void stopsSharingBeforeTheConnectionFactoryStopsWhenTheContextCloses() {
+        try (LogCapture store = new LogCapture(); LogCapture lettuce = new LogCapture("io.lettuce")) {
+            onTheTestServer().run((context) -> {
+                RedisCooldownStore cooldowns = context.getBean(RedisCooldownStore.class);
+                cooldowns.coolDown("openai", Duration.ofSeconds(1));
+
+                context.close();
+
+                assertThat(redis.server().pttl("default:inference-retry:cooldown:openai")).isPositive();
+                assertThat(cooldowns.errorCount()).isZero();
+                assertThat(store.messages(Level.WARN)).isEmpty();
+                assertThat(lettuce.messages(Level.WARN)).isEmpty();
+            });
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

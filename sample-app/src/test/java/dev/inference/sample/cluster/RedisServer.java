@@ -1,0 +1,250 @@
+package dev.inference.sample.cluster;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * A real {@code redis-server} of the test's own, on a free loopback port, with no persistence: never
+ * the system's service. Started by {@link #start()}, stopped by {@link #close()}, and killed by a
+ * shutdown hook if the JVM ends first. (The auto-configuration module's tests have a fuller one, with
+ * kills and restarts; this is the part the sample's cluster tests need.)
+ *
+ * <p>When {@code redis-server} cannot be found, {@link #start()} skips the test with a notice saying
+ * how to install it, unless the system property {@value #REQUIRED_PROPERTY} is {@code true} (as
+ * {@code .ci/run} sets it), in which case it fails. The system property {@value #SERVER_PROPERTY}
+ * names the program: a name looked up on {@code PATH} ({@code redis-server} by default) or a path.
+ */
+final class RedisServer implements AutoCloseable {
+
+    static final String REQUIRED_PROPERTY = "inference.retry.redis.required";
+
+    static final String SERVER_PROPERTY = "inference.retry.redis.server";
+
+    private static final Duration STARTUP_DEADLINE = Duration.ofSeconds(20);
+
+    private static final Duration STOP_DEADLINE = Duration.ofSeconds(10);
+
+    private static final Duration PING_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Path directory;
+
+    private final int port;
+
+    private final Process process;
+
+    private final Thread killer;
+
+    private RedisServer(Path directory, int port, Process process) {
+        this.directory = directory;
+        this.port = port;
+        this.process = process;
+        this.killer = new Thread(process::destroyForcibly, "redis-server-killer");
+        Runtime.getRuntime().addShutdownHook(this.killer);
+    }
+
+    /**
+     * Starts a server on a free loopback port and waits until it answers {@code PING}.
+     *
+     * @return the running server
+     * @throws TestAbortedException when there is no {@code redis-server} and it is not required
+     * @throws IllegalStateException when there is none and it is required, or when it does not start
+     */
+    static RedisServer start() {
+        Path program = locate().orElseThrow(RedisServer::missing);
+        Path directory;
+        try {
+            directory = Files.createTempDirectory("redis-server-");
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        IllegalStateException failure = null;
+        // Another process may take the free port before the server binds it: try a few.
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int port = freePort();
+            Process process = launch(program, directory, port);
+            try {
+                awaitPing(process, port, directory);
+                return new RedisServer(directory, port, process);
+            }
+            catch (IllegalStateException ex) {
+                process.destroyForcibly();
+                failure = ex;
+            }
+        }
+        deleteQuietly(directory);
+        throw failure;
+    }
+
+    int port() {
+        return this.port;
+    }
+
+    /** Stops the server (SIGTERM, then SIGKILL if it lingers) and deletes its directory. */
+    @Override
+    public void close() {
+        this.process.destroy();
+        try {
+            if (!this.process.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                this.process.destroyForcibly().waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+        catch (InterruptedException ex) {
+            this.process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(this.killer);
+            }
+            catch (IllegalStateException ex) {
+                // The JVM is shutting down and runs the hook anyway.
+            }
+            deleteQuietly(this.directory);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server on 127.0.0.1:" + this.port;
+    }
+
+    private static Optional<Path> locate() {
+        String name = System.getProperty(SERVER_PROPERTY, "");
+        if (name.isBlank()) {
+            name = "redis-server";
+        }
+        if (name.contains("/")) {
+            Path path = Path.of(name);
+            return Files.isExecutable(path) ? Optional.of(path) : Optional.empty();
+        }
+        String searchPath = System.getenv("PATH");
+        if (searchPath == null) {
+            return Optional.empty();
+        }
+        for (String directory : searchPath.split(File.pathSeparator)) {
+            if (!directory.isEmpty()) {
+                Path candidate = Path.of(directory, name);
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return Optional.of(candidate);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static RuntimeException missing() {
+        String name = System.getProperty(SERVER_PROPERTY, "");
+        String looked = (name.isBlank() || !name.contains("/")) ? "on PATH" : "at " + name;
+        String notice = "No redis-server found " + looked + ": the tests that need a real Redis cannot run. "
+                + "Install Debian's package with `apt-get install -y redis-server`";
+        if (Boolean.getBoolean(REQUIRED_PROPERTY)) {
+            return new IllegalStateException(notice + " (" + REQUIRED_PROPERTY + "=true makes them mandatory).");
+        }
+        System.err.println("NOTICE: " + notice + "; they are skipped (-D" + REQUIRED_PROPERTY
+                + "=true makes them mandatory, as in CI).");
+        return new TestAbortedException(notice + "; skipped.");
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static Process launch(Path program, Path directory, int port) {
+        ProcessBuilder builder = new ProcessBuilder(program.toString(), "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.toString());
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(directory.resolve("redis-" + port + ".log").toFile());
+        try {
+            return builder.start();
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Could not start " + program, ex);
+        }
+    }
+
+    private static void awaitPing(Process process, int port, Path directory) {
+        long deadline = System.nanoTime() + STARTUP_DEADLINE.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server on port " + port + " exited with "
+                        + process.exitValue() + ": " + log(directory, port));
+            }
+            if (answersPing(port)) {
+                return;
+            }
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
+        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                + STARTUP_DEADLINE + ": " + log(directory, port));
+    }
+
+    /** Sends {@code PING} in the protocol's inline form and tells whether {@code +PONG} came back. */
+    private static boolean answersPing(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) PING_TIMEOUT.toMillis());
+            socket.setSoTimeout((int) PING_TIMEOUT.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(UTF_8));
+            out.flush();
+            return "+PONG".equals(readLine(socket.getInputStream()));
+        }
+        catch (IOException ex) {
+            // Not listening yet.
+            return false;
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b = in.read(); b != '\r'; b = in.read()) {
+            if (b < 0) {
+                throw new IOException("Connection closed in a reply");
+            }
+            line.write(b);
+        }
+        return line.toString(UTF_8);
+    }
+
+    private static String log(Path directory, int port) {
+        try {
+            return Files.readString(directory.resolve("redis-" + port + ".log"));
+        }
+        catch (IOException ex) {
+            return "(no log: " + ex + ")";
+        }
+    }
+
+    private static void deleteQuietly(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+        }
+        catch (IOException ex) {
+            // A temporary directory: the system cleans it up eventually.
+        }
+    }
+}
