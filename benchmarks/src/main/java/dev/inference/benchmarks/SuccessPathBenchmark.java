@@ -43,9 +43,10 @@ import org.springframework.core.retry.RetryTemplate;
  * <p>With meters: {@link #retryClientWithStarterMeters} is the client bean as the starter's
  * auto-configurations wrap it when the application has a {@code MeterRegistry}, which is how every
  * starter user runs it; {@link #resilience4jWithMeters} is Resilience4j's retry with its own
- * Micrometer binder. Both count into a {@link SimpleMeterRegistry}. {@link #directCounted} is the
- * direct call plus one uncontended {@link LongAdder} increment: the least that counting every call
- * thread-safely, without losing counts, can cost.
+ * Micrometer binder. Both count into a {@link SimpleMeterRegistry}. {@link #directCounted} and
+ * {@link #retryClientCounted} add one uncontended {@link LongAdder} increment to the direct call and
+ * to {@code RetryClient}: the least that counting every call thread-safely, without losing counts,
+ * can cost.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -121,6 +122,18 @@ public class SuccessPathBenchmark {
     public void directCounted(Blackhole blackhole) {
         this.calls.increment();
         blackhole.consume(this.inner.invoke(this.request, this.context));
+    }
+
+    /**
+     * {@code RetryClient} without listeners, each call counted once in a {@link LongAdder} by the
+     * caller: the floor of a retrying client whose every call is counted thread-safely.
+     *
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientCounted(Blackhole blackhole) {
+        this.calls.increment();
+        blackhole.consume(this.retryClient.invoke(this.request, this.context));
     }
 
     /**
