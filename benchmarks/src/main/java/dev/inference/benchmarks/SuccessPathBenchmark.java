@@ -5,6 +5,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
@@ -12,6 +13,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.math.BigDecimal;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -70,6 +72,8 @@ public class SuccessPathBenchmark {
 
     private InferenceClient retryClientWithMetrics;
 
+    private InferenceClient retryClientWithBudget;
+
     private Retry resilience4j;
 
     private RetryTemplate springFramework;
@@ -85,6 +89,9 @@ public class SuccessPathBenchmark {
         this.retryClient = Retriers.retryClient(this.inner, MAX_ATTEMPTS).build();
         this.retryClientWithMetrics = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
                 .listener(new MeterRetryListener(new SimpleMeterRegistry(), List.of("bench")))
+                .build();
+        this.retryClientWithBudget = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
+                .budget(RetryBudget.of(10, new BigDecimal("0.1")))
                 .build();
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
         this.springFramework = Retriers.springFramework(MAX_ATTEMPTS);
@@ -122,6 +129,18 @@ public class SuccessPathBenchmark {
     public void directCounted(Blackhole blackhole) {
         this.calls.increment();
         blackhole.consume(this.inner.invoke(this.request, this.context));
+    }
+
+    /**
+     * {@code RetryClient} without listeners and with a retry budget (10 tokens, 0.1 per success): a
+     * successful call of a healthy provider finds the bucket full and returns nothing to it, which
+     * costs one read.
+     *
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientWithBudget(Blackhole blackhole) {
+        blackhole.consume(this.retryClientWithBudget.invoke(this.request, this.context));
     }
 
     /**

@@ -283,7 +283,8 @@ class RedisCooldownStoreTests {
             store.close();
 
             Poll.until("unsubscribed", DEADLINE, () -> subscribers() == 0 && redis.server().clients() == clientsBefore);
-            assertThat(storeThreads()).isEmpty();
+            // close() waits for the executor to terminate; its thread ends a moment after that.
+            Poll.until("the store's thread has ended", DEADLINE, () -> storeThreads().isEmpty());
         }
 
         @Test
@@ -307,7 +308,8 @@ class RedisCooldownStoreTests {
             store.destroy();
             store.close();
 
-            assertThat(storeThreads()).isEmpty();
+            // close() waits for the executor to terminate; its thread ends a moment after that.
+            Poll.until("the store's thread has ended", DEADLINE, () -> storeThreads().isEmpty());
         }
 
         private long subscribers() {
