@@ -36,38 +36,83 @@ public class SampleProviderProperties {
      */
     private final Faults faults = new Faults();
 
+    /**
+     * Returns whether the embedded provider is started when no base URL is set.
+     *
+     * @return {@code true} unless switched off
+     */
     public boolean isEnabled() {
         return this.enabled;
     }
 
+    /**
+     * Sets whether the embedded provider is started when no base URL is set.
+     *
+     * @param enabled {@code false} to start none
+     */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
     }
 
+    /**
+     * Returns the port the embedded provider listens on.
+     *
+     * @return the port, or 0 for any free port
+     */
     public int getPort() {
         return this.port;
     }
 
+    /**
+     * Sets the port the embedded provider listens on; checked when it starts.
+     *
+     * @param port 0 to 65535, 0 for any free port
+     */
     public void setPort(int port) {
         this.port = port;
     }
 
+    /**
+     * Returns the seed of the outcomes drawn.
+     *
+     * @return the seed
+     */
     public long getSeed() {
         return this.seed;
     }
 
+    /**
+     * Sets the seed of the outcomes drawn.
+     *
+     * @param seed the seed
+     */
     public void setSeed(long seed) {
         this.seed = seed;
     }
 
+    /**
+     * Returns the delay a 429 asks for.
+     *
+     * @return the delay
+     */
     public Duration getRetryAfter() {
         return this.retryAfter;
     }
 
+    /**
+     * Sets the delay a 429 asks for; at least a millisecond, checked when the provider starts.
+     *
+     * @param retryAfter the delay
+     */
     public void setRetryAfter(Duration retryAfter) {
         this.retryAfter = retryAfter;
     }
 
+    /**
+     * Returns the fractions of requests failed on purpose.
+     *
+     * @return the fault fractions, bound in place
+     */
     public Faults getFaults() {
         return this.faults;
     }
@@ -103,42 +148,92 @@ public class SampleProviderProperties {
          */
         private double cut = 0.05;
 
+        /**
+         * Returns the fraction answered 429.
+         *
+         * @return a fraction in [0, 1]
+         */
         public double getRateLimited() {
             return this.rateLimited;
         }
 
+        /**
+         * Sets the fraction answered 429.
+         *
+         * @param rateLimited a fraction in [0, 1]
+         */
         public void setRateLimited(double rateLimited) {
             this.rateLimited = rateLimited;
         }
 
+        /**
+         * Returns the fraction answered 503.
+         *
+         * @return a fraction in [0, 1]
+         */
         public double getUnavailable() {
             return this.unavailable;
         }
 
+        /**
+         * Sets the fraction answered 503.
+         *
+         * @param unavailable a fraction in [0, 1]
+         */
         public void setUnavailable(double unavailable) {
             this.unavailable = unavailable;
         }
 
+        /**
+         * Returns the fraction answered 500.
+         *
+         * @return a fraction in [0, 1]
+         */
         public double getServerError() {
             return this.serverError;
         }
 
+        /**
+         * Sets the fraction answered 500.
+         *
+         * @param serverError a fraction in [0, 1]
+         */
         public void setServerError(double serverError) {
             this.serverError = serverError;
         }
 
+        /**
+         * Returns the fraction whose connection is reset without an answer.
+         *
+         * @return a fraction in [0, 1]
+         */
         public double getDropped() {
             return this.dropped;
         }
 
+        /**
+         * Sets the fraction whose connection is reset without an answer.
+         *
+         * @param dropped a fraction in [0, 1]
+         */
         public void setDropped(double dropped) {
             this.dropped = dropped;
         }
 
+        /**
+         * Returns the fraction whose answer is cut part-way.
+         *
+         * @return a fraction in [0, 1]
+         */
         public double getCut() {
             return this.cut;
         }
 
+        /**
+         * Sets the fraction whose answer is cut part-way.
+         *
+         * @param cut a fraction in [0, 1]
+         */
         public void setCut(double cut) {
             this.cut = cut;
         }
