@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -129,10 +130,14 @@ class ShutdownIntegrationTests {
     void letsACallInFlightAtASlowProviderFinishNormally() throws Exception {
         this.answers.add(rateLimitedFor(300));
         CompletableFuture<Void> slowAnswerStarted = new CompletableFuture<>();
+        CountDownLatch release = new CountDownLatch(1);
         this.answers.add((exchange) -> {
             slowAnswerStarted.complete(null);
-            Thread.sleep(1500); // the provider is slow: the call is in flight when the shutdown begins
-            respond(exchange, 200, Map.of("Content-Type", "application/json"), Http1.completionJson("slow but sure"));
+            // The provider is slow: it answers only once the test says so, after the shutdown began.
+            if (release.await(30, TimeUnit.SECONDS)) {
+                respond(exchange, 200, Map.of("Content-Type", "application/json"),
+                        Http1.completionJson("slow but sure"));
+            }
         });
         startApp();
         CompletableFuture<HttpResponse<String>> waiting = chat("Hello");
@@ -142,6 +147,10 @@ class ShutdownIntegrationTests {
 
         this.app.destroy();
         HttpResponse<String> waitingAnswer = waiting.get(30, TimeUnit.SECONDS);
+        // The waiting call is answered: the shutdown is under way, and the slow call still in flight.
+        assertThat(inFlight).isNotDone();
+        assertThat(this.app.isAlive()).isTrue();
+        release.countDown();
         HttpResponse<String> inFlightAnswer = inFlight.get(30, TimeUnit.SECONDS);
 
         assertThat(waitingAnswer.statusCode()).isEqualTo(503);
