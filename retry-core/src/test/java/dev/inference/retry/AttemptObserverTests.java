@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceRequest;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import dev.inference.fixtures.FixedRandom;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.SplittableRandom;

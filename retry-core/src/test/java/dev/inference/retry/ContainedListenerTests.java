@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.NetworkException;
 import dev.inference.fixtures.CapturedLog;
-import dev.inference.retry.RecordingListener.Exhausted;
-import dev.inference.retry.RecordingListener.Finished;
-import dev.inference.retry.RecordingListener.Scheduled;
+import dev.inference.fixtures.RecordingListener.Exhausted;
+import dev.inference.fixtures.RecordingListener.Finished;
+import dev.inference.fixtures.RecordingListener.Scheduled;
+import dev.inference.fixtures.RecordingListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ class ContainedListenerTests {
 
         contained.attemptDelayed(delayed);
 
-        assertThat(this.recording.calls()).containsExactly(new RetryClientCooldownTests.CooldownEventCall(delayed));
+        assertThat(this.recording.calls()).containsExactly(new RecordingListener.Delayed(delayed));
         assertThat(this.log.records()).extracting(LogRecord::getMessage).containsExactly(
                 "RetryListener Throwing threw from attemptDelayed for attempt 2 of client 'chat'; the call goes on");
     }

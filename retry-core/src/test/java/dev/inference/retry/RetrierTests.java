@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
+import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
 import java.math.BigDecimal;
 import java.time.Duration;

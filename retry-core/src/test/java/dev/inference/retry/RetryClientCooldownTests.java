@@ -10,10 +10,13 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
+import dev.inference.fixtures.RecordingListener.Delayed;
+import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
-import dev.inference.retry.RecordingListener.Finished;
-import dev.inference.retry.RecordingListener.Scheduled;
+import dev.inference.fixtures.RecordingListener.Finished;
+import dev.inference.fixtures.RecordingListener.Scheduled;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -75,7 +78,7 @@ class RetryClientCooldownTests {
 
         assertThat(this.attemptTimes).containsExactly(MutableClock.START.plusSeconds(2));
         assertThat(this.listener.calls()).first().isEqualTo(
-                new CooldownEventCall(new CooldownEvent("second", Operation.INVOKE, 1, "openai", Duration.ofSeconds(2))));
+                new Delayed(new CooldownEvent("second", Operation.INVOKE, 1, "openai", Duration.ofSeconds(2))));
     }
 
     @Test
@@ -179,7 +182,4 @@ class RetryClientCooldownTests {
             .isEqualTo(new Finished(new AttemptEvent("chat", Operation.INVOKE, 1, null, false)));
     }
 
-    /** The listener's record of an {@code attemptDelayed} call. */
-    record CooldownEventCall(CooldownEvent event) {
-    }
 }
