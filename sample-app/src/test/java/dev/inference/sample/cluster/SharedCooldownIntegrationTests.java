@@ -3,6 +3,7 @@ package dev.inference.sample.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.retry.CooldownStore;
+import dev.inference.retry.autoconfigure.cooldown.RedisServer;
 import dev.inference.sample.cluster.Cluster.Instance;
 import dev.inference.sample.cluster.RateLimitingProvider.Arrival;
 import java.time.Duration;

@@ -34,8 +34,11 @@ import org.opentest4j.TestAbortedException;
  * how to install it, unless the system property {@value #REQUIRED_PROPERTY} is {@code true} (as
  * {@code .ci/run} sets it), in which case it fails. The system property {@value #SERVER_PROPERTY}
  * names the program: a name looked up on {@code PATH} ({@code redis-server} by default) or a path.
+ *
+ * <p>Public, and shipped in this module's test jar, so that the sample's cluster tests start their
+ * server the same way.
  */
-final class RedisServer implements AutoCloseable {
+public final class RedisServer implements AutoCloseable {
 
     static final String REQUIRED_PROPERTY = "inference.retry.redis.required";
 
@@ -73,7 +76,7 @@ final class RedisServer implements AutoCloseable {
      *     required
      * @throws IllegalStateException when there is none and it is required, or when it does not start
      */
-    static RedisServer start() {
+    public static RedisServer start() {
         Path program = locate().orElseThrow(RedisServer::missing);
         Path directory;
         try {
@@ -96,10 +99,16 @@ final class RedisServer implements AutoCloseable {
                 failure = ex;
             }
         }
+        deleteQuietly(directory);
         throw failure;
     }
 
-    int port() {
+    /**
+     * Returns the loopback port the server listens on.
+     *
+     * @return the port
+     */
+    public int port() {
         return this.port;
     }
 
