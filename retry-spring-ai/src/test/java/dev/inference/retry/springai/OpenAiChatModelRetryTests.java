@@ -1,15 +1,11 @@
 package dev.inference.retry.springai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
-import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.InternalServerException;
@@ -28,11 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.openai.OpenAiChatModel;
@@ -56,20 +51,10 @@ class OpenAiChatModelRetryTests {
 
     private static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
 
-    private static final WireMockServer provider = new WireMockServer(
-            wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     private RecordingRetryEvents events;
-
-    @BeforeAll
-    static void startProvider() {
-        provider.start();
-    }
-
-    @AfterAll
-    static void stopProvider() {
-        provider.stop();
-    }
 
     @BeforeEach
     void resetProvider() {
@@ -82,7 +67,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void retriesRateLimitsAfterTheWaitTheProviderAskedFor() {
-            script(rateLimited("1"), rateLimited("1"), completion("Hello"));
+            provider.script(rateLimited("1"), rateLimited("1"), completion("Hello"));
             run((context) -> {
                 String answer = context.getBean(OpenAiChatModel.class).call("Hi");
 
@@ -98,7 +83,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void givesUpAfterMaxAttemptsWithTheSdkFailureAsTheCause() {
-            always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Try later")));
+            provider.always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Try later")));
             run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
 
@@ -114,7 +99,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void passesAPermanentFailureThroughAsTheSdkThrowsIt() {
-            always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
+            provider.always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
             run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
 
@@ -126,7 +111,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void capsTheProviderWaitAtFiveMinutesAndEndsItWhenInterrupted() {
-            always(rateLimited("3600"));
+            provider.always(rateLimited("3600"));
             run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
                 AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -163,7 +148,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void retriesAStreamThatFailedBeforeItsFirstChunkAndDeliversEveryChunkOnce() {
-            script(aResponse().withStatus(503), stream("Hel", "lo", " there"));
+            provider.script(aResponse().withStatus(503), stream("Hel", "lo", " there"));
             run((context) -> {
                 List<String> chunks = context.getBean(OpenAiChatModel.class).stream("Hi").collectList()
                     .block(Duration.ofSeconds(10));
@@ -176,7 +161,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void givesUpAfterMaxAttemptsWithTheExhaustionAsTheSdkSignalsAFailure() {
-            always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Try later")));
+            provider.always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Try later")));
             run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
 
@@ -192,7 +177,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void passesAPermanentFailureThroughAsTheSdkSignalsIt() {
-            always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
+            provider.always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
             run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
 
@@ -221,7 +206,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void endsTheWaitAndMakesNoFurtherRequestWhenTheSubscriptionIsDisposed() {
-            always(rateLimited("3600"));
+            provider.always(rateLimited("3600"));
             run((context) -> {
                 RetryTimer timer = context.getBean(RetryTimer.class);
                 Disposable subscription = context.getBean(OpenAiChatModel.class).stream("Hi").subscribe();
@@ -240,7 +225,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void retriesATransientErrorTheProviderSentBeforeAnyContent() {
-            script(aResponse().withHeader("Content-Type", "text/event-stream")
+            provider.script(aResponse().withHeader("Content-Type", "text/event-stream")
                 .withBody(OpenAiWire.event(OpenAiWire.error("server_error", "Overloaded"))), stream("Hello"));
             run((context) -> {
                 List<String> chunks = context.getBean(OpenAiChatModel.class).stream("Hi").collectList()
@@ -253,7 +238,7 @@ class OpenAiChatModelRetryTests {
 
         @Test
         void passesAPermanentErrorTheProviderSentBeforeAnyContentThroughAsTheSdkThrowsIt() {
-            always(aResponse().withHeader("Content-Type", "text/event-stream")
+            provider.always(aResponse().withHeader("Content-Type", "text/event-stream")
                 .withBody(OpenAiWire.event(OpenAiWire.error("invalid_request_error", "Bad"))
                         + OpenAiWire.event("[DONE]")));
             run((context) -> {
@@ -290,21 +275,6 @@ class OpenAiChatModelRetryTests {
 
     private static int requests() {
         return provider.countRequestsMatching(postRequestedFor(urlEqualTo(OpenAiWire.PATH)).build()).getCount();
-    }
-
-    /** Answers the requests with these responses in turn; the last one answers every request after it. */
-    private static void script(ResponseDefinitionBuilder... responses) {
-        for (int i = 0; i < responses.length; i++) {
-            String state = (i == 0) ? STARTED : "answer " + i;
-            provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("script")
-                .whenScenarioStateIs(state)
-                .willReturn(responses[i])
-                .willSetStateTo((i + 1 < responses.length) ? "answer " + (i + 1) : state));
-        }
-    }
-
-    private static void always(ResponseDefinitionBuilder response) {
-        provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(response));
     }
 
     private static ResponseDefinitionBuilder rateLimited(String retryAfter) {

@@ -3,10 +3,8 @@ package dev.inference.retry.springai;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.openai.client.OpenAIClient;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
@@ -28,28 +26,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 class OpenAiFailuresTests {
 
-    private static final WireMockServer provider = new WireMockServer(
-            wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
-
-    @BeforeAll
-    static void startProvider() {
-        provider.start();
-    }
-
-    @AfterAll
-    static void stopProvider() {
-        provider.stop();
-    }
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     @Nested
     class RetryableStatuses {

@@ -1,15 +1,11 @@
 package dev.inference.retry.springai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
-import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
@@ -51,12 +47,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 /**
@@ -71,8 +66,8 @@ class RetryingOpenAiHttpClientTests {
 
     private static final Policy QUICK = new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1));
 
-    private static final WireMockServer provider = new WireMockServer(
-            wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     private final RecordingRetryEvents events = new RecordingRetryEvents();
 
@@ -85,16 +80,6 @@ class RetryingOpenAiHttpClientTests {
     private ExecutorService streamReader;
 
     private StreamCalls streamCalls;
-
-    @BeforeAll
-    static void startProvider() {
-        provider.start();
-    }
-
-    @AfterAll
-    static void stopProvider() {
-        provider.stop();
-    }
 
     @BeforeEach
     void setUp() {
@@ -117,7 +102,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void retriesUntilAnAttemptSucceedsAndHandsItsResponseOverUntouched() {
-            script(aResponse().withStatus(503), aResponse().withStatus(503), json("{\"ok\":true}"));
+            provider.script(aResponse().withStatus(503), aResponse().withStatus(503), json("{\"ok\":true}"));
 
             try (HttpResponse response = client(QUICK).execute(request(false))) {
                 assertThat(response.statusCode()).isEqualTo(200);
@@ -130,7 +115,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void tellsTheListenersOfAFirstAttemptThatSucceeded() {
-            always(json("{}"));
+            provider.always(json("{}"));
 
             client(QUICK).execute(request(false)).close();
 
@@ -141,7 +126,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void countsTheRetriesInTheRetryCountHeader() {
-            script(aResponse().withStatus(500), aResponse().withStatus(500), json("{}"));
+            provider.script(aResponse().withStatus(500), aResponse().withStatus(500), json("{}"));
 
             client(QUICK).execute(request(false)).close();
 
@@ -151,7 +136,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void waitsTheRetryAfterMsTheProviderGaveRatherThanItsRetryAfter() {
-            script(aResponse().withStatus(429).withHeader("retry-after-ms", "20").withHeader("Retry-After", "3600"),
+            provider.script(aResponse().withStatus(429).withHeader("retry-after-ms", "20").withHeader("Retry-After", "3600"),
                     json("{}"));
 
             client(QUICK).execute(request(false)).close();
@@ -162,7 +147,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void handsOverTheResponseOfAPermanentFailureForTheSdkToThrowItsOwnException() {
-            always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
+            provider.always(aResponse().withStatus(400).withBody(OpenAiWire.error("invalid_request_error", "Bad")));
 
             try (HttpResponse response = client(QUICK).execute(request(false))) {
                 assertThat(response.statusCode()).isEqualTo(400);
@@ -178,7 +163,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void closesTheResponseItWouldHaveHandedOverWhenAListenerThrowsAnError() {
-            always(aResponse().withStatus(400));
+            provider.always(aResponse().withStatus(400));
             List<HttpResponse> closed = new CopyOnWriteArrayList<>();
             HttpClient closeRecording = new HttpClient() {
 
@@ -213,7 +198,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void givesUpWithTheSdkExceptionForAStatusAsTheCause() {
-            always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Busy")));
+            provider.always(aResponse().withStatus(503).withBody(OpenAiWire.error("server_error", "Busy")));
 
             assertThatThrownBy(() -> client(QUICK).execute(request(false)))
                 .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
@@ -228,7 +213,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void givesUpWithTheTransportsExceptionForAConnectionFailureAsTheCause() {
-            always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
 
             assertThatThrownBy(() -> client(QUICK).execute(request(false)))
                 .isInstanceOfSatisfying(ExhaustedException.class,
@@ -242,7 +227,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void sendsABodyThatCannotBeSentTwiceOnlyOnce() {
-            always(aResponse().withStatus(503));
+            provider.always(aResponse().withStatus(503));
 
             try (HttpResponse response = client(QUICK).execute(request(false, false))) {
                 assertThat(response.statusCode()).isEqualTo(503);
@@ -253,7 +238,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void endsTheWaitAtOnceWhenTheApplicationShutsDown() throws InterruptedException {
-            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
             ShutdownSignal shutdown = ShutdownSignal.create();
             RetryingOpenAiHttpClient client = client(Retrier.builder(QUICK).listener(events).shutdownSignal(shutdown)
                 .build());
@@ -283,7 +268,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void waitsWithoutBlockingAndCompletesWithTheResponseOfTheAttemptThatSucceeded() {
-            script(aResponse().withStatus(429).withHeader("Retry-After", "1"), json("{\"ok\":true}"));
+            provider.script(aResponse().withStatus(429).withHeader("Retry-After", "1"), json("{\"ok\":true}"));
 
             CompletableFuture<HttpResponse> future = client(Retrier.builder(QUICK).listener(events).observer(events)
                 .build()).executeAsync(request(false));
@@ -300,7 +285,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void failsWithTheExhaustionWhenAttemptsRunOut() {
-            always(aResponse().withStatus(503));
+            provider.always(aResponse().withStatus(503));
 
             CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
 
@@ -313,7 +298,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void endsTheWaitWithNoFurtherRequestWhenTheFutureIsCancelled() {
-            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
             CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
             awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
 
@@ -325,7 +310,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void endsTheWaitWhenItsStreamCallIsCancelled() {
-            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
             CallContext call = CallContext.cancellable();
             String id = streamCalls.register(call);
             CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(true).toBuilder()
@@ -355,7 +340,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void failsAWaitThatTheTimerAbandonsWhenItCloses() {
-            always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
             CompletableFuture<HttpResponse> future = client(QUICK).executeAsync(request(false));
             awaitTrue(() -> timer.pendingWaits() == 1, Duration.ofSeconds(10));
 
@@ -372,7 +357,7 @@ class RetryingOpenAiHttpClientTests {
         @Test
         void handsOverAStreamWhoseFirstEventIsContentByteForByte() {
             String stream = ": keep-alive\r\n\r\n" + OpenAiWire.stream(List.of("Hel", "lo"));
-            always(eventStream(stream));
+            provider.always(eventStream(stream));
 
             try (HttpResponse response = client(QUICK).execute(request(true))) {
                 assertThat(body(response)).isEqualTo(stream);
@@ -383,7 +368,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void retriesATransientErrorSentAsTheFirstEvent() {
-            script(eventStream(OpenAiWire.event(OpenAiWire.error("server_error", "Busy"))),
+            provider.script(eventStream(OpenAiWire.event(OpenAiWire.error("server_error", "Busy"))),
                     eventStream(OpenAiWire.stream(List.of("Hello"))));
 
             try (HttpResponse response = client(QUICK).execute(request(true))) {
@@ -395,7 +380,7 @@ class RetryingOpenAiHttpClientTests {
         @Test
         void handsOverAPermanentErrorSentAsTheFirstEventByteForByte() {
             String stream = OpenAiWire.event(OpenAiWire.error("invalid_request_error", "Bad")) + OpenAiWire.event("[DONE]");
-            always(eventStream(stream));
+            provider.always(eventStream(stream));
 
             try (HttpResponse response = client(QUICK).execute(request(true))) {
                 assertThat(body(response)).isEqualTo(stream);
@@ -419,7 +404,7 @@ class RetryingOpenAiHttpClientTests {
 
         @Test
         void readsTheFirstEventOnTheStreamReaderWhenNotBlocking() {
-            script(eventStream(OpenAiWire.event(OpenAiWire.error("rate_limit_exceeded", "Slow down"))),
+            provider.script(eventStream(OpenAiWire.event(OpenAiWire.error("rate_limit_exceeded", "Slow down"))),
                     eventStream(OpenAiWire.stream(List.of("Hello"))));
 
             try (HttpResponse response = client(QUICK).executeAsync(request(true)).join()) {
@@ -497,20 +482,6 @@ class RetryingOpenAiHttpClientTests {
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-    }
-
-    private static void script(ResponseDefinitionBuilder... responses) {
-        for (int i = 0; i < responses.length; i++) {
-            String state = (i == 0) ? STARTED : "answer " + i;
-            provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("script")
-                .whenScenarioStateIs(state)
-                .willReturn(responses[i])
-                .willSetStateTo((i + 1 < responses.length) ? "answer " + (i + 1) : state));
-        }
-    }
-
-    private static void always(ResponseDefinitionBuilder response) {
-        provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(response));
     }
 
     private static ResponseDefinitionBuilder json(String body) {
