@@ -45,26 +45,14 @@ class InferenceRetryMetricsAutoConfigurationTests {
         .withBean(SimpleMeterRegistry.class)
         .withPropertyValues(TestClients.POLICY);
 
-    private static double attempts(MeterRegistry registry, String client, String operation, String outcome,
-            String error) {
-        return registry.get(MeterRetryListener.ATTEMPTS)
-            .tags("client", client, "operation", operation, "outcome", outcome, "error", error)
-            .counter()
-            .count();
-    }
-
-    private static double exhausted(MeterRegistry registry, String client, String operation) {
-        return registry.get(MeterRetryListener.EXHAUSTED).tags("client", client, "operation", operation).counter().count();
-    }
-
     @Test
     void registersTheExhaustedCountersOfEveryRetriedClientAtZeroAtStartup() {
         this.runner.run((context) -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(context.getBeanFactory().containsSingleton("lazy")).isFalse();
             for (String client : new String[] { "openai", "lazy" }) {
-                assertThat(exhausted(registry, client, "invoke")).isZero();
-                assertThat(exhausted(registry, client, "stream")).isZero();
+                assertThat(RetryMeters.exhausted(registry, client, "invoke")).isZero();
+                assertThat(RetryMeters.exhausted(registry, client, "stream")).isZero();
             }
         });
     }
@@ -73,8 +61,8 @@ class InferenceRetryMetricsAutoConfigurationTests {
     void registersTheExhaustedCountersOfTheProductOfAFactoryBeanThatHidesItsTypeAtZeroAtStartup() {
         this.runner.withUserConfiguration(TestClients.UntypedFactoryMade.class).run((context) -> {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(exhausted(registry, "factoryMade", "invoke")).isZero();
-            assertThat(exhausted(registry, "factoryMade", "stream")).isZero();
+            assertThat(RetryMeters.exhausted(registry, "factoryMade", "invoke")).isZero();
+            assertThat(RetryMeters.exhausted(registry, "factoryMade", "stream")).isZero();
         });
     }
 
@@ -91,8 +79,8 @@ class InferenceRetryMetricsAutoConfigurationTests {
             .run((context) -> {
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
                 assertThat(registry.find(MeterRetryListener.EXHAUSTED).tag("client", "openai").counters()).isEmpty();
-                assertThat(exhausted(registry, "own", "invoke")).isZero();
-                assertThat(exhausted(registry, "own", "stream")).isZero();
+                assertThat(RetryMeters.exhausted(registry, "own", "invoke")).isZero();
+                assertThat(RetryMeters.exhausted(registry, "own", "stream")).isZero();
             });
     }
 
@@ -124,8 +112,8 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 assertThatException().isThrownBy(() -> client.invoke(REQUEST)).isSameAs(failure);
             }
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(attempts(registry, "openai", "invoke", outcome, error)).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(retryable ? 1 : 0);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", outcome, error)).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(retryable ? 1 : 0);
             assertThat(registry.get(MeterRetryListener.ATTEMPTS).counters().stream().mapToDouble(Counter::count).sum())
                 .isEqualTo(retryable ? 2 : 1);
         });
@@ -139,9 +127,9 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 assertThat(reader.hasNext()).isFalse();
             }
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(attempts(registry, "openai", "stream", "retryable_failure", "network")).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+            assertThat(RetryMeters.attempts(registry, "openai", "stream", "retryable_failure", "network")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isZero();
         });
     }
 
@@ -152,9 +140,9 @@ class InferenceRetryMetricsAutoConfigurationTests {
             InferenceClient client = context.getBean("openai", InferenceClient.class);
             assertThatException().isThrownBy(() -> client.invoke(REQUEST)).isInstanceOf(ExhaustedException.class);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(3);
-            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(1);
-            assertThat(exhausted(registry, "openai", "stream")).isZero();
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(3);
+            assertThat(RetryMeters.exhausted(registry, "openai", "invoke")).isEqualTo(1);
+            assertThat(RetryMeters.exhausted(registry, "openai", "stream")).isZero();
             Timer backoff = registry.get(MeterRetryListener.BACKOFF).tags("client", "openai", "operation", "invoke").timer();
             assertThat(backoff.count()).isEqualTo(2);
             assertThat(backoff.totalTime(TimeUnit.NANOSECONDS)).isEqualTo(Duration.ofMillis(100 + 200).toNanos());
@@ -170,9 +158,9 @@ class InferenceRetryMetricsAutoConfigurationTests {
             context.getBean("local", InferenceClient.class).invoke(REQUEST);
             context.getBean("openai", InferenceClient.class).invoke(REQUEST);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(attempts(registry, "local", "invoke", "retryable_failure", "network")).isEqualTo(1);
-            assertThat(attempts(registry, "local", "invoke", "success", "none")).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "local", "invoke", "retryable_failure", "network")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "local", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
             assertThat(registry.get(MeterRetryListener.ATTEMPTS).tag("client", "openai").counters()).hasSize(2);
         });
     }
@@ -185,8 +173,8 @@ class InferenceRetryMetricsAutoConfigurationTests {
             .run((context) -> {
                 context.getBean("openai", InferenceClient.class).invoke(REQUEST);
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
-                assertThat(attempts(registry, "openai-renamed", "invoke", "success", "none")).isEqualTo(1);
-                assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+                assertThat(RetryMeters.attempts(registry, "openai-renamed", "invoke", "success", "none")).isEqualTo(1);
+                assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isZero();
             });
     }
 
@@ -202,7 +190,7 @@ class InferenceRetryMetricsAutoConfigurationTests {
                 }
             });
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(threads * calls);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(threads * calls);
             assertThat(context.getBean(Script.class).calls()).isEqualTo(threads * calls);
         });
     }

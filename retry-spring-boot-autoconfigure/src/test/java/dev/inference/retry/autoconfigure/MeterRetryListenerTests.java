@@ -11,8 +11,6 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -33,22 +31,6 @@ class MeterRetryListenerTests {
 
     private static AttemptEvent failed(String client, int attempt) {
         return new AttemptEvent(client, Operation.INVOKE, attempt, BUSY, true);
-    }
-
-    private static double attempts(MeterRegistry registry, String client, String operation, String outcome,
-            String error) {
-        return registry.get(MeterRetryListener.ATTEMPTS)
-            .tags("client", client, "operation", operation, "outcome", outcome, "error", error)
-            .counter()
-            .count();
-    }
-
-    private static double exhausted(MeterRegistry registry, String client, String operation) {
-        return registry.get(MeterRetryListener.EXHAUSTED).tags("client", client, "operation", operation).counter().count();
-    }
-
-    private static Timer backoff(MeterRegistry registry, String client, String operation) {
-        return registry.get(MeterRetryListener.BACKOFF).tags("client", client, "operation", operation).timer();
     }
 
     @Nested
@@ -122,9 +104,9 @@ class MeterRetryListenerTests {
         void registersTheMetersOfItsClientAtZero() {
             new MeterRetryListener(registry, List.of()).forClient("openai");
             for (String operation : new String[] { "invoke", "stream" }) {
-                assertThat(attempts(registry, "openai", operation, "success", "none")).isZero();
-                assertThat(exhausted(registry, "openai", operation)).isZero();
-                assertThat(backoff(registry, "openai", operation).count()).isZero();
+                assertThat(RetryMeters.attempts(registry, "openai", operation, "success", "none")).isZero();
+                assertThat(RetryMeters.exhausted(registry, "openai", operation)).isZero();
+                assertThat(RetryMeters.backoff(registry, "openai", operation).count()).isZero();
             }
         }
 
@@ -135,7 +117,7 @@ class MeterRetryListenerTests {
             one.attemptFinished(succeeded("openai", Operation.INVOKE));
             all.attemptFinished(succeeded("openai", Operation.INVOKE));
             assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "success").meters()).hasSize(2);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(2);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(2);
         }
 
         @Test
@@ -146,11 +128,11 @@ class MeterRetryListenerTests {
             one.retryScheduled(failed("openai", 1), Duration.ofMillis(150));
             one.attemptFinished(failed("openai", 2));
             one.exhausted(failed("openai", 2), new ExhaustedException(2, BUSY));
-            assertThat(attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(2);
-            assertThat(backoff(registry, "openai", "invoke").count()).isEqualTo(1);
-            assertThat(backoff(registry, "openai", "invoke").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(150);
-            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "retryable_failure", "http_503")).isEqualTo(2);
+            assertThat(RetryMeters.backoff(registry, "openai", "invoke").count()).isEqualTo(1);
+            assertThat(RetryMeters.backoff(registry, "openai", "invoke").totalTime(TimeUnit.MILLISECONDS)).isEqualTo(150);
+            assertThat(RetryMeters.exhausted(registry, "openai", "invoke")).isEqualTo(1);
         }
 
         @Test
@@ -159,10 +141,10 @@ class MeterRetryListenerTests {
             one.attemptFinished(succeeded("renamed", Operation.INVOKE));
             one.retryScheduled(failed("renamed", 1), Duration.ofMillis(150));
             one.exhausted(failed("renamed", 2), new ExhaustedException(2, BUSY));
-            assertThat(attempts(registry, "renamed", "invoke", "success", "none")).isEqualTo(1);
-            assertThat(backoff(registry, "renamed", "invoke").count()).isEqualTo(1);
-            assertThat(exhausted(registry, "renamed", "invoke")).isEqualTo(1);
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isZero();
+            assertThat(RetryMeters.attempts(registry, "renamed", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.backoff(registry, "renamed", "invoke").count()).isEqualTo(1);
+            assertThat(RetryMeters.exhausted(registry, "renamed", "invoke")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isZero();
         }
 
         @Test
@@ -195,7 +177,7 @@ class MeterRetryListenerTests {
                     one.attemptFinished(success);
                 }
             });
-            assertThat(attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
         }
 
         @Test
@@ -209,7 +191,7 @@ class MeterRetryListenerTests {
             });
             assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure").meters())
                 .hasSize(1);
-            assertThat(attempts(registry, "openai", "invoke", "retryable_failure", "http_503"))
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "retryable_failure", "http_503"))
                 .isEqualTo(THREADS * EVENTS);
         }
 
@@ -224,8 +206,8 @@ class MeterRetryListenerTests {
                     one.exhausted(failure, exhausted);
                 }
             });
-            assertThat(backoff(registry, "openai", "invoke").count()).isEqualTo(THREADS * EVENTS);
-            assertThat(exhausted(registry, "openai", "invoke")).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.backoff(registry, "openai", "invoke").count()).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.exhausted(registry, "openai", "invoke")).isEqualTo(THREADS * EVENTS);
         }
 
         @Test
@@ -240,9 +222,9 @@ class MeterRetryListenerTests {
                     }
                 }
             });
-            assertThat(attempts(registry, "a", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
-            assertThat(attempts(registry, "b", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
-            assertThat(attempts(registry, "c", "stream", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.attempts(registry, "a", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.attempts(registry, "b", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
+            assertThat(RetryMeters.attempts(registry, "c", "stream", "success", "none")).isEqualTo(THREADS * EVENTS);
         }
     }
 }
