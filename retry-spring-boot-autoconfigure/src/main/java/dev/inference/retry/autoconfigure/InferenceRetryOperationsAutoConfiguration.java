@@ -5,18 +5,13 @@ import dev.inference.retry.autoconfigure.observation.ObservationAttemptObserver;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptObservationConvention;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
-import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.ContextClosedEvent;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of what
@@ -45,45 +40,16 @@ public final class InferenceRetryOperationsAutoConfiguration {
         return (beanName, builder) -> builder.shutdownSignal(inferenceRetryShutdownSignal);
     }
 
-    @Bean
-    static ShutdownOnContextClose inferenceRetryShutdownOnContextClose(ObjectProvider<ShutdownSignal> signal) {
-        return new ShutdownOnContextClose(signal);
-    }
-
     /**
-     * Fires the shutdown signal when the application context begins to close.
-     *
-     * <p>Why {@link ContextClosedEvent}: the context publishes it first thing when it closes, before it
-     * stops any {@link org.springframework.context.Lifecycle} bean. The web server's graceful shutdown
-     * is such a bean: it waits, for up to {@code spring.lifecycle.timeout-per-shutdown-phase}, for
-     * the requests in flight to be answered. A request whose call waits on a five-minute
-     * {@code Retry-After} would hold it for that whole time and then be cut; ending the wait first
-     * lets the request be answered, at once, with the shutdown. A {@code SmartLifecycle} in a high
-     * phase would run early enough as well, but it is also stopped by {@code context.stop()}, which
-     * does not close anything, and the signal cannot be taken back.
+     * Fires the shutdown signal when the application context begins to close: before the web server's
+     * graceful shutdown waits, for up to {@code spring.lifecycle.timeout-per-shutdown-phase}, for the
+     * requests in flight. A request whose call waits on a five-minute {@code Retry-After} would hold
+     * it for that whole time and then be cut; ending the wait first lets the request be answered, at
+     * once, with the shutdown.
      */
-    static final class ShutdownOnContextClose implements ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
-
-        private final ObjectProvider<ShutdownSignal> signal;
-
-        private @Nullable ApplicationContext context;
-
-        ShutdownOnContextClose(ObjectProvider<ShutdownSignal> signal) {
-            this.signal = signal;
-        }
-
-        @Override
-        public void setApplicationContext(ApplicationContext context) {
-            this.context = context;
-        }
-
-        @Override
-        public void onApplicationEvent(ContextClosedEvent event) {
-            // A child context closing (an actuator's, say) is not this application shutting down.
-            if (event.getApplicationContext() == this.context) {
-                this.signal.ifAvailable(ShutdownSignal::shutDown);
-            }
-        }
+    @Bean
+    static OnContextClose inferenceRetryShutdownOnContextClose(ObjectProvider<ShutdownSignal> signal) {
+        return new OnContextClose(() -> signal.ifAvailable(ShutdownSignal::shutDown));
     }
 
     @Configuration(proxyBeanMethods = false)

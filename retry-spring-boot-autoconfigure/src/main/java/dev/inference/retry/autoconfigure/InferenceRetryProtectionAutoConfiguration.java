@@ -3,19 +3,14 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.StringUtils;
@@ -81,9 +76,17 @@ public final class InferenceRetryProtectionAutoConfiguration {
             return RedisCooldownStore.builder(factory, namespace(properties, environment)).build();
         }
 
+        /**
+         * Closes the Redis store when the application context begins to close, as the shutdown signal is
+         * fired. The connection factory is a lifecycle bean; stopped first, it would close the store's
+         * connections under it, so that a cool-down still being written was lost and reported as an
+         * outage of Redis. Calls that end during the shutdown still cool their key within this
+         * instance. (The bean's destroy method closes the store too, for a context destroyed without
+         * being closed; closing twice does nothing.)
+         */
         @Bean
-        CloseStoreOnContextClose inferenceRetryCooldownStoreCloser(RedisCooldownStore inferenceRetryCooldownStore) {
-            return new CloseStoreOnContextClose(inferenceRetryCooldownStore);
+        OnContextClose inferenceRetryCooldownStoreCloser(RedisCooldownStore inferenceRetryCooldownStore) {
+            return new OnContextClose(inferenceRetryCooldownStore::close);
         }
 
         private static String namespace(InferenceRetryProperties properties, Environment environment) {
@@ -93,38 +96,6 @@ public final class InferenceRetryProtectionAutoConfiguration {
             }
             String application = environment.getProperty("spring.application.name");
             return StringUtils.hasText(application) ? application : "default";
-        }
-    }
-
-    /**
-     * Closes the Redis store when the application context begins to close, as the shutdown signal is
-     * fired: before the context stops any {@link org.springframework.context.Lifecycle} bean. The
-     * connection factory is one; stopped first, it would close the store's connections under it, so
-     * that a cool-down still being written was lost and reported as an outage of Redis. Calls that end
-     * during the shutdown still cool their key within this instance. (The bean's destroy method closes
-     * the store too, for a context destroyed without being closed; closing twice does nothing.)
-     */
-    static final class CloseStoreOnContextClose implements ApplicationListener<ContextClosedEvent>, ApplicationContextAware {
-
-        private final RedisCooldownStore store;
-
-        private @Nullable ApplicationContext context;
-
-        CloseStoreOnContextClose(RedisCooldownStore store) {
-            this.store = store;
-        }
-
-        @Override
-        public void setApplicationContext(ApplicationContext context) {
-            this.context = context;
-        }
-
-        @Override
-        public void onApplicationEvent(ContextClosedEvent event) {
-            // A child context closing (an actuator's, say) is not this application shutting down.
-            if (event.getApplicationContext() == this.context) {
-                this.store.close();
-            }
         }
     }
 
