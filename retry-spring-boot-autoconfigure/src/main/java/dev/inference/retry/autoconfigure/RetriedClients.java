@@ -4,6 +4,7 @@ import dev.inference.client.InferenceClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -359,8 +360,13 @@ final class RetriedClients implements SmartInitializingSingleton {
                     && Objects.equals(mine.getMaxDelay(), theirs.getMaxDelay())
                     && mine.getBudget().isEnabled() == theirs.getBudget().isEnabled()
                     && Objects.equals(mine.getBudget().getMaxTokens(), theirs.getBudget().getMaxTokens())
-                    && Objects.equals(mine.getBudget().getTokenRatio(), theirs.getBudget().getTokenRatio())
+                    && sameNumber(mine.getBudget().getTokenRatio(), theirs.getBudget().getTokenRatio())
                     && Objects.equals(mine.getCooldownKey(), theirs.getCooldownKey());
+        }
+
+        /** Compares two ratios by value: 0.1 and 0.10 are the same setting. */
+        private static boolean sameNumber(@Nullable BigDecimal mine, @Nullable BigDecimal theirs) {
+            return (mine == null || theirs == null) ? mine == theirs : mine.compareTo(theirs) == 0;
         }
     }
 

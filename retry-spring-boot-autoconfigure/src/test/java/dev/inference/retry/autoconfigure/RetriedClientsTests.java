@@ -269,6 +269,14 @@ class RetriedClientsTests {
         }
 
         @Test
+        void acceptTwoEntriesThatWriteTheSameBudgetRatioDifferently() {
+            camelCase.withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_BUDGET_TOKENRATIO", "0.1"))
+                .withPropertyValues("inference.retry.clients.[OpenAiClient].budget.token-ratio=0.10",
+                        "inference.retry.budget.max-tokens=10")
+                .run((context) -> assertThat(context).hasNotFailed());
+        }
+
+        @Test
         void failStartupWhenAnEntryMatchesTwoBeans() {
             camelCase.withBean("openaiClient", InferenceClient.class, () -> new ScriptedClient(new Script()))
                 .withInitializer(environmentVariable("INFERENCE_RETRY_CLIENTS_OPENAICLIENT_MAXATTEMPTS", "2"))
