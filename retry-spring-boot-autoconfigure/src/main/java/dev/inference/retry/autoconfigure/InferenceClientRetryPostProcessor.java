@@ -3,7 +3,6 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
-import dev.inference.retry.RetryListener;
 import java.util.Optional;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,8 +17,8 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * instead), and beans that {@link RetriedClients} switches off. The product of a
  * {@code FactoryBean} is wrapped, the factory itself is not. Every retrying client that it leaves
  * or makes is recorded in {@link RetriedClients}, which describes it by its own name and policy.
- * Every {@code RetryListener} bean is attached to every client; of a {@link PerClientRetryListener}
- * bean, the listener it gives for the bean's name is attached instead. The collaborators come
+ * Each client is assembled by {@link RetryingBeanAssembly}, with the listener and customizer beans.
+ * The collaborators come
  * through {@link ObjectProvider}s and are resolved at the first {@code InferenceClient} bean, so
  * registering this post-processor initialises nothing early.
  */
@@ -27,15 +26,11 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
 
     private final ObjectProvider<RetriedClients> clients;
 
-    private final ObjectProvider<RetryListener> listeners;
+    private final RetryingBeanAssembly assembly;
 
-    private final ObjectProvider<RetryClientBuilderCustomizer> customizers;
-
-    InferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients, ObjectProvider<RetryListener> listeners,
-            ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+    InferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients, RetryingBeanAssembly assembly) {
         this.clients = clients;
-        this.listeners = listeners;
-        this.customizers = customizers;
+        this.assembly = assembly;
     }
 
     @Override
@@ -52,15 +47,8 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
         if (policy.isEmpty()) {
             return bean;
         }
-        RetryClient.Builder builder = RetryClient.builder(client, policy.get()).name(beanName);
-        this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
-        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
-        RetryClient retrying = builder.build();
+        RetryClient retrying = this.assembly.build(client, policy.get(), beanName);
         clients.made(beanName, retrying);
         return retrying;
-    }
-
-    private static RetryListener forClient(RetryListener listener, String beanName) {
-        return (listener instanceof PerClientRetryListener perClient) ? perClient.forClient(beanName) : listener;
     }
 }

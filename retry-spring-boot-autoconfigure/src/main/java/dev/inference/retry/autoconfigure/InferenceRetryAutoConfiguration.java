@@ -23,7 +23,9 @@ import org.springframework.context.annotation.Conditional;
  * is declared as one or as a plain {@code InferenceClient}, eager or {@code @Lazy}: see
  * {@link RetriedClients} for how that is told without making lazy beans that need not be made.
  * Every {@link RetryListener} bean is attached to every retrying client, and every
- * {@link RetryClientBuilderCustomizer} bean then customizes its builder.
+ * {@link RetryClientBuilderCustomizer} bean then customizes its builder. Beans of the other types
+ * declared as {@link RetriedBeanType} beans (Spring AI's chat models, by the starter's Spring AI
+ * module) are validated the same way, and get their retrier from {@link BeanRetriers}.
  * With {@code inference.retry.enabled=false} none of this happens; a value of it that is not a
  * boolean fails startup.
  */
@@ -35,13 +37,19 @@ public final class InferenceRetryAutoConfiguration {
     @Bean
     static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients,
             ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
-        return new InferenceClientRetryPostProcessor(clients, listeners, customizers);
+        return new InferenceClientRetryPostProcessor(clients, new RetryingBeanAssembly(listeners, customizers));
     }
 
     @Bean
     RetriedClients inferenceRetriedClients(InferenceRetryProperties properties,
-            ConfigurableListableBeanFactory beanFactory) {
-        return RetriedClients.resolve(properties, beanFactory);
+            ConfigurableListableBeanFactory beanFactory, ObjectProvider<RetriedBeanType> types) {
+        return RetriedClients.resolve(properties, beanFactory, types.orderedStream().toList());
+    }
+
+    @Bean
+    BeanRetriers inferenceRetryBeanRetriers(ObjectProvider<RetriedClients> clients,
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+        return new BeanRetriers(clients, new RetryingBeanAssembly(listeners, customizers));
     }
 
     /** Validates at startup even when beans are lazily initialised by default. */

@@ -43,7 +43,7 @@ class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigExcept
                     "Change " + cause.field() + ": it " + cause.rule() + ".", cause);
         }
         StringBuilder description = new StringBuilder()
-            .append("Invalid retry configuration for InferenceClient bean '")
+            .append("Invalid retry configuration for ").append(invalid.kind()).append(" bean '")
             .append(invalid.beanName())
             .append("':\n\n    Property: ")
             .append(invalid.property());

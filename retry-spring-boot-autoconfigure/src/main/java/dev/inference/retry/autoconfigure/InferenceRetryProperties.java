@@ -27,12 +27,15 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     private boolean enabled = true;
 
     /**
-     * Per-client settings, keyed by InferenceClient bean name: enabled, stable-retries,
-     * stable-delay, max-attempts and max-delay, each overriding the top-level value.
+     * Per-client settings, keyed by the name of an InferenceClient or Spring AI ChatModel bean:
+     * enabled, stable-retries, stable-delay, max-attempts and max-delay, each overriding the
+     * top-level value.
      */
     private final Map<String, Client> clients = new LinkedHashMap<>();
 
     private final Observations observations = new Observations();
+
+    private final SpringAi springAi = new SpringAi();
 
     private final Budget budget = new Budget();
 
@@ -90,6 +93,45 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     public Observations getObservations() {
         return this.observations;
+    }
+
+    /**
+     * Returns the settings of the retry of Spring AI models.
+     *
+     * @return the Spring AI settings
+     */
+    public SpringAi getSpringAi() {
+        return this.springAi;
+    }
+
+    /**
+     * Settings of the retry of Spring AI chat models, under {@code inference.retry.spring-ai}.
+     */
+    public static class SpringAi {
+
+        /**
+         * Whether the provider exchanges of Spring AI chat models are retried beneath their beans.
+         * When false, every Spring AI model is left as it is, its own retries included.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Returns whether Spring AI chat models are retried.
+         *
+         * @return {@code true} unless switched off
+         */
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        /**
+         * Sets whether Spring AI chat models are retried.
+         *
+         * @param enabled {@code false} to leave every Spring AI model as it is
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /**

@@ -23,9 +23,14 @@ public class InvalidRetryPropertyException extends ConfigException {
 
     private static final long serialVersionUID = 1L;
 
+    /** What the beans are that this exception is about, unless told otherwise. */
+    private static final String INFERENCE_CLIENT = "InferenceClient";
+
     private final String beanName;
 
     private final String action;
+
+    private final String kind;
 
     /**
      * Creates the exception.
@@ -44,9 +49,42 @@ public class InvalidRetryPropertyException extends ConfigException {
 
     private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
             String rule, String action) {
+        this(message, beanName, property, value, rule, action, INFERENCE_CLIENT);
+    }
+
+    private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
+            String rule, String action, String kind) {
         super(message, property, value, rule);
         this.beanName = Objects.requireNonNull(beanName, "beanName must not be null");
         this.action = Objects.requireNonNull(action, "action must not be null");
+        this.kind = kind;
+    }
+
+    /**
+     * Returns the same exception about a bean of another kind, such as a {@code ChatModel}: its message
+     * and action name the bean as what it is.
+     */
+    InvalidRetryPropertyException ofKind(String kind) {
+        if (kind.equals(this.kind)) {
+            return this;
+        }
+        String of = this.kind + " bean '" + this.beanName + "'";
+        String is = kind + " bean '" + this.beanName + "'";
+        InvalidRetryPropertyException copy = new InvalidRetryPropertyException(
+                String.valueOf(getMessage()).replace(of, is), this.beanName, property(), value().orElse(null), rule(),
+                this.action.replace(of, is), kind);
+        copy.setStackTrace(getStackTrace());
+        return copy;
+    }
+
+    /**
+     * Returns what the bean is, as messages name it: {@code InferenceClient}, or another retried type
+     * such as {@code ChatModel}.
+     *
+     * @return the simple name of the bean's retried type
+     */
+    public String kind() {
+        return this.kind;
     }
 
     /**
@@ -55,7 +93,7 @@ public class InvalidRetryPropertyException extends ConfigException {
     static InvalidRetryPropertyException missing(String beanName, String property, String clientProperty) {
         return new InvalidRetryPropertyException(beanName, property, null,
                 "must be set, or " + clientProperty + " instead; there is no default",
-                "Set " + property + " (for every InferenceClient bean) or " + clientProperty + " (for bean '"
+                "Set " + property + " (for every retried bean) or " + clientProperty + " (for bean '"
                         + beanName + "' only).");
     }
 
@@ -68,27 +106,29 @@ public class InvalidRetryPropertyException extends ConfigException {
     }
 
     /**
-     * Creates the exception for an entry under {@code inference.retry.clients} that names no
-     * {@code InferenceClient} bean.
+     * Creates the exception for an entry under {@code inference.retry.clients} that names no bean of
+     * the retried kinds ({@code kinds}, such as {@code "InferenceClient or ChatModel"}).
      */
-    static InvalidRetryPropertyException unknownClient(String name, String property, Collection<String> beanNames) {
-        String rule = "must be the name of an InferenceClient bean "
+    static InvalidRetryPropertyException unknownClient(String name, String property, Collection<String> beanNames,
+            String kinds) {
+        String rule = "must be the name of an " + kinds + " bean "
                 + (beanNames.isEmpty() ? "(there is none)" : "(one of " + beanNames + ")");
-        return new InvalidRetryPropertyException(property + " names no InferenceClient bean: " + rule, name, property,
-                null, rule, "Rename " + property + " after the InferenceClient bean it is meant for"
+        return new InvalidRetryPropertyException(property + " names no " + kinds + " bean: " + rule, name, property,
+                null, rule, "Rename " + property + " after the " + kinds + " bean it is meant for"
                         + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
     }
 
     /**
      * Creates the exception for an entry under {@code inference.retry.clients} that matches more
-     * than one {@code InferenceClient} bean, their names differing only in case, dashes or
-     * underscores.
+     * than one bean of the retried kinds ({@code kinds}), their names differing only in case, dashes
+     * or underscores.
      */
-    static InvalidRetryPropertyException ambiguousClient(String name, String property, Collection<String> beanNames) {
+    static InvalidRetryPropertyException ambiguousClient(String name, String property, Collection<String> beanNames,
+            String kinds) {
         String rule = "must match exactly one, names compared as Spring Boot's relaxed binding compares them, "
                 + "ignoring case, dashes and underscores (it matches " + beanNames + ")";
-        return new InvalidRetryPropertyException(property + " matches more than one InferenceClient bean: " + rule,
-                name, property, null, rule, "Rename one of the InferenceClient beans " + beanNames
+        return new InvalidRetryPropertyException(property + " matches more than one " + kinds + " bean: " + rule,
+                name, property, null, rule, "Rename one of the " + kinds + " beans " + beanNames
                         + " so that their names differ in more than case, dashes and underscores, or remove "
                         + property + ".");
     }

@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import java.math.BigDecimal;
@@ -23,8 +24,9 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
 /**
- * The {@code InferenceClient} beans to retry, each with its validated policy, and the retrying
- * clients the application context holds for them.
+ * The {@code InferenceClient} beans to retry, and the beans of every other {@link RetriedBeanType}
+ * (such as Spring AI's chat models), each with its validated policy, and the retrying clients the
+ * application context holds for them.
  *
  * <p>A bean is retried unless {@code inference.retry.clients.<name>.enabled} is {@code false} or it
  * is the target of a scoped proxy (the proxy is retried instead). A bean whose object is a
@@ -52,8 +54,14 @@ final class RetriedClients implements SmartInitializingSingleton {
 
     private final ConfigurableListableBeanFactory beanFactory;
 
-    /** Every {@code InferenceClient} bean found at startup, retried or not, in the order found. */
+    /** The types, besides {@code InferenceClient}, whose beans are retried or known. */
+    private final List<RetriedBeanType> types;
+
+    /** Every bean to retry found at startup, retried or not, in the order found. */
     private final List<String> found = new CopyOnWriteArrayList<>();
+
+    /** The beans of types left alone, which entries under {@code inference.retry.clients} may name. */
+    private final List<String> leftAlone = new CopyOnWriteArrayList<>();
 
     /** The beans to wrap, each with its policy. */
     private final Map<String, Policy> policies = new ConcurrentHashMap<>();
@@ -73,9 +81,11 @@ final class RetriedClients implements SmartInitializingSingleton {
     /** The cool-down key of each bean to wrap whose entry sets one. */
     private final Map<String, String> cooldownKeys = new ConcurrentHashMap<>();
 
-    private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
+    private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory,
+            List<RetriedBeanType> types) {
         this.properties = properties;
         this.beanFactory = beanFactory;
+        this.types = List.copyOf(types);
     }
 
     /**
@@ -84,25 +94,55 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @param properties the bound properties
      * @param beanFactory the bean factory whose definitions to read; no bean is created
+     * @param types the types, besides {@code InferenceClient}, whose beans are retried or known
      * @return the beans to retry with their policies
      * @throws InvalidRetryPropertyException for the first entry under {@code inference.retry.clients}
-     *     that names no {@code InferenceClient} bean (nor a bean whose type is known only once it is
-     *     made), or else for the first bean declared as a type that cannot be a {@code RetryClient}
-     *     without a complete, valid policy
+     *     that names no bean of those types (nor a bean whose type is known only once it is made), or
+     *     else for the first bean declared as a type that cannot be a {@code RetryClient} without a
+     *     complete, valid policy
      */
-    static RetriedClients resolve(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory) {
-        RetriedClients clients = new RetriedClients(properties, beanFactory);
-        List<String> names = new ArrayList<>();
-        // allowEagerInit = false: find lazy beans and typed FactoryBeans without creating anything.
-        for (String name : beanFactory.getBeanNamesForType(InferenceClient.class, true, false)) {
-            if (!ScopedProxyUtils.isScopedTarget(name)) {
-                names.add(name);
+    static RetriedClients resolve(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory,
+            List<RetriedBeanType> types) {
+        RetriedClients clients = new RetriedClients(properties, beanFactory, types);
+        List<String> names = clients.beanNamesOf(InferenceClient.class);
+        for (RetriedBeanType type : clients.types) {
+            for (String name : clients.beanNamesOf(type.type())) {
+                List<String> into = type.isRetried() ? names : clients.leftAlone;
+                if (!names.contains(name) && !into.contains(name)) {
+                    into.add(name);
+                }
             }
         }
         clients.found.addAll(names);
         clients.matchClientEntries(false);
         names.forEach(clients::resolvePolicy);
         return clients;
+    }
+
+    /** The beans of a type, scoped targets left out; nothing is created to tell. */
+    private List<String> beanNamesOf(Class<?> type) {
+        List<String> names = new ArrayList<>();
+        // allowEagerInit = false: find lazy beans and typed FactoryBeans without creating anything.
+        for (String name : this.beanFactory.getBeanNamesForType(type, true, false)) {
+            if (!ScopedProxyUtils.isScopedTarget(name)) {
+                names.add(name);
+            }
+        }
+        return names;
+    }
+
+    /** Whether beans of a type are retried: {@code InferenceClient} or a retried {@link RetriedBeanType}. */
+    private boolean isRetriedType(Class<?> type) {
+        return InferenceClient.class.isAssignableFrom(type) || this.types.stream()
+            .anyMatch((candidate) -> candidate.isRetried() && candidate.type().isAssignableFrom(type));
+    }
+
+    /** What the beans an entry may name are, for messages: {@code InferenceClient}, then each other type. */
+    private String kinds() {
+        List<String> kinds = new ArrayList<>();
+        kinds.add(InferenceClient.class.getSimpleName());
+        this.types.forEach((type) -> kinds.add(type.type().getSimpleName()));
+        return String.join(" or ", kinds.stream().distinct().toList());
     }
 
     /**
@@ -118,13 +158,15 @@ final class RetriedClients implements SmartInitializingSingleton {
         Map<String, ClientEntry> matched = new LinkedHashMap<>();
         this.properties.getClients().forEach((key, client) -> {
             String property = "inference.retry.clients." + key;
-            List<String> beans = this.found.stream().filter((name) -> sameName(key, name)).toList();
+            List<String> known = new ArrayList<>(this.found);
+            known.addAll(this.leftAlone);
+            List<String> beans = known.stream().filter((name) -> sameName(key, name)).toList();
             if (beans.size() > 1) {
-                throw InvalidRetryPropertyException.ambiguousClient(key, property, beans);
+                throw InvalidRetryPropertyException.ambiguousClient(key, property, beans, kinds());
             }
             if (beans.isEmpty()) {
                 if (!isOfUnknownType(key, allowFactoryBeanInit)) {
-                    throw InvalidRetryPropertyException.unknownClient(key, property, this.found);
+                    throw InvalidRetryPropertyException.unknownClient(key, property, known, kinds());
                 }
                 return;
             }
@@ -166,12 +208,30 @@ final class RetriedClients implements SmartInitializingSingleton {
 
     private Policy resolvePolicyOf(String beanName) {
         String entry = entryFor(beanName).map(ClientEntry::key).orElse(null);
-        Policy policy = ClientPolicyResolver.resolve(beanName, entry, this.properties);
-        ClientFeaturesResolver.budget(beanName, entry, this.properties)
-            .ifPresent((budget) -> this.budgets.putIfAbsent(beanName, budget));
-        ClientFeaturesResolver.cooldownKey(beanName, entry, this.properties)
-            .ifPresent((key) -> this.cooldownKeys.put(beanName, key));
-        return policy;
+        try {
+            Policy policy = ClientPolicyResolver.resolve(beanName, entry, this.properties);
+            ClientFeaturesResolver.budget(beanName, entry, this.properties)
+                .ifPresent((budget) -> this.budgets.putIfAbsent(beanName, budget));
+            ClientFeaturesResolver.cooldownKey(beanName, entry, this.properties)
+                .ifPresent((key) -> this.cooldownKeys.put(beanName, key));
+            return policy;
+        }
+        catch (InvalidRetryPropertyException ex) {
+            throw ex.ofKind(kindOf(beanName));
+        }
+    }
+
+    /** What a bean is, as messages name it: InferenceClient, else the retried type it is one of. */
+    private String kindOf(String beanName) {
+        Class<?> type = this.beanFactory.getType(beanName, false);
+        if (type == null || InferenceClient.class.isAssignableFrom(type)) {
+            return InferenceClient.class.getSimpleName();
+        }
+        return this.types.stream()
+            .filter((candidate) -> candidate.type().isAssignableFrom(type))
+            .map((candidate) -> candidate.type().getSimpleName())
+            .findFirst()
+            .orElse(InferenceClient.class.getSimpleName());
     }
 
     /**
@@ -260,7 +320,7 @@ final class RetriedClients implements SmartInitializingSingleton {
                     && this.beanFactory.isFactoryBean(name)) {
                 // Made by now if it is eager: then its type is known without making anything.
                 Class<?> type = this.beanFactory.getType(name, true);
-                if (type != null && InferenceClient.class.isAssignableFrom(type)) {
+                if (type != null && isRetriedType(type)) {
                     factoryMade.add(name);
                 }
             }
@@ -309,8 +369,18 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param client the retrying client
      */
     void made(String beanName, RetryClient client) {
+        made(beanName, client.retrier());
+    }
+
+    /**
+     * Records the retrier with which a bean of another {@link RetriedBeanType} is retried.
+     *
+     * @param beanName the name of the bean
+     * @param retrier its retrier
+     */
+    void made(String beanName, Retrier retrier) {
         if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
-            this.made.put(beanName, new Retrying(client.name(), client.policy(), client.retrier().budget().orElse(null)));
+            this.made.put(beanName, new Retrying(retrier.name(), retrier.policy(), retrier.budget().orElse(null)));
         }
     }
 

@@ -3,7 +3,9 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.retry.RetryClient;
 
 /**
- * Customizes the {@link RetryClient.Builder} with which an {@code InferenceClient} bean is wrapped.
+ * Customizes the {@link RetryClient.Builder} with which an {@code InferenceClient} bean is wrapped,
+ * or whose {@link RetryClient#retrier() retrier} retries a bean of another {@link RetriedBeanType}
+ * (such as a Spring AI chat model; there the builder's sleeper plays no part, see {@link BeanRetriers}).
  *
  * <p>Every bean of this type is called, in {@link org.springframework.core.annotation.Order} order,
  * for every bean wrapped, after the builder has been given the bean's name, its policy and the
@@ -17,8 +19,7 @@ public interface RetryClientBuilderCustomizer {
     /**
      * Customizes the builder of one bean's retrying client.
      *
-     * @param beanName the name of the {@code InferenceClient} bean being wrapped, which is also the
-     *     client's name
+     * @param beanName the name of the bean being retried, which is also the client's name
      * @param builder the builder, not yet built
      */
     void customize(String beanName, RetryClient.Builder builder);

@@ -34,7 +34,7 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
 
     /** The settings of the top level: enabled, the policy's fields, then the shared features. */
     private static final List<String> TOP_LEVEL_KEYS = keys("budget.max-tokens", "budget.token-ratio",
-            "cooldown.store", "cooldown.namespace", "observations.enabled");
+            "cooldown.store", "cooldown.namespace", "observations.enabled", "spring-ai.enabled");
 
     @Override
     protected @Nullable FailureAnalysis analyze(Throwable rootFailure, UnboundConfigurationPropertiesException cause) {

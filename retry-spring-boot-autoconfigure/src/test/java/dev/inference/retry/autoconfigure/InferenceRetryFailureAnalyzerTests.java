@@ -70,7 +70,7 @@ class InferenceRetryFailureAnalyzerTests {
 
                     Action:
 
-                    Set inference.retry.max-delay (for every InferenceClient bean) or inference.retry.clients.openai.max-delay (for bean 'openai' only).
+                    Set inference.retry.max-delay (for every retried bean) or inference.retry.clients.openai.max-delay (for bean 'openai' only).
                     """);
         }
     }
@@ -84,7 +84,7 @@ class InferenceRetryFailureAnalyzerTests {
         void describesAClientEntryThatNamesNoBean() {
             FailureAnalysis analysis = this.analyzer.analyze(new IllegalStateException("wrapper",
                     InvalidRetryPropertyException.unknownClient("opneai", "inference.retry.clients.opneai",
-                            List.of("openai", "local"))));
+                            List.of("openai", "local"), "InferenceClient")));
             assertThat(analysis.getDescription()).isEqualTo("""
                     Invalid retry configuration for InferenceClient bean 'opneai':
 

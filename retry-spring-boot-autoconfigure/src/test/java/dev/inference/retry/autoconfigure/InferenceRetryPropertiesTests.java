@@ -43,8 +43,9 @@ class InferenceRetryPropertiesTests {
     void describesTheClientsMapAndItsKeys() throws IOException {
         DocumentContext metadata = metadata();
         assertThat(metadata.<List<String>>read("$.properties[?(@.name == 'inference.retry.clients')].description"))
-            .containsExactly("Per-client settings, keyed by InferenceClient bean name: enabled, stable-retries, "
-                    + "stable-delay, max-attempts and max-delay, each overriding the top-level value.");
+            .containsExactly("Per-client settings, keyed by the name of an InferenceClient or Spring AI ChatModel "
+                    + "bean: enabled, stable-retries, stable-delay, max-attempts and max-delay, each overriding the "
+                    + "top-level value.");
         assertThat(metadata.<List<String>>read(
                 "$.hints[?(@.name == 'inference.retry.clients.keys')].providers[0].parameters.target"))
             .containsExactly("dev.inference.client.InferenceClient");
@@ -57,6 +58,7 @@ class InferenceRetryPropertiesTests {
             .filteredOn((property) -> ((String) property.get("name")).startsWith("inference.retry.")
                     && property.containsKey("defaultValue"))
             .extracting((property) -> property.get("name") + " = " + property.get("defaultValue"))
-            .containsExactlyInAnyOrder("inference.retry.enabled = true", "inference.retry.observations.enabled = false");
+            .containsExactlyInAnyOrder("inference.retry.enabled = true", "inference.retry.observations.enabled = false",
+                    "inference.retry.spring-ai.enabled = true");
     }
 }

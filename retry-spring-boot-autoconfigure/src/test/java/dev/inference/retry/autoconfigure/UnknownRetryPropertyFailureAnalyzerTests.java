@@ -63,7 +63,7 @@ class UnknownRetryPropertyFailureAnalyzerTests {
                         Origin: "inference.retry.timeout" %s
                         Reason: is not a retry property: inference.retry takes enabled, stable-retries, stable-delay, \
                     max-attempts, max-delay, budget.max-tokens, budget.token-ratio, cooldown.store, \
-                    cooldown.namespace, observations.enabled and clients.<bean-name>""".formatted(ORIGIN));
+                    cooldown.namespace, observations.enabled, spring-ai.enabled and clients.<bean-name>""".formatted(ORIGIN));
             assertThat(analysis.getAction()).isEqualTo("Correct or remove inference.retry.timeout.");
         });
     }

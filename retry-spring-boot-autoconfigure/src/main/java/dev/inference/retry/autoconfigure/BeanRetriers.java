@@ -1,0 +1,69 @@
+package dev.inference.retry.autoconfigure;
+
+import dev.inference.client.CallContext;
+import dev.inference.client.InferenceClient;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Gives the {@link Retrier} of a bean of a {@link RetriedBeanType}, such as a Spring AI chat model,
+ * configured by {@code inference.retry.*} exactly as an {@code InferenceClient} bean of the same name
+ * would be: its validated policy, every {@link dev.inference.retry.RetryListener} bean (so the meters
+ * count it under the bean's name), and every {@link RetryClientBuilderCustomizer} bean (the retry
+ * budget, the shared cool-down, the shutdown signal and the observations among them). The retrier is
+ * the one a {@code RetryClient} built for the bean would have; the builder's
+ * {@linkplain dev.inference.retry.RetryClient.Builder#sleeper sleeper} plays no part in it, since the
+ * integration that uses the retrier schedules its own waits. Once given, the bean is listed by the
+ * {@code inferenceretry} endpoint.
+ *
+ * <p>Thread-safe. Call it once per bean, when the bean is made, and keep the retrier.
+ */
+public final class BeanRetriers {
+
+    /** The client a chat model's retrier is assembled around; the retrier never calls it. */
+    private static final InferenceClient NOT_CALLED = new InferenceClient() {
+
+        @Override
+        public InferenceResponse invoke(InferenceRequest request, CallContext context) {
+            throw new UnsupportedOperationException("Only this client's retrier is used");
+        }
+
+        @Override
+        public StreamReader stream(InferenceRequest request, CallContext context) {
+            throw new UnsupportedOperationException("Only this client's retrier is used");
+        }
+    };
+
+    private final ObjectProvider<RetriedClients> clients;
+
+    private final RetryingBeanAssembly assembly;
+
+    BeanRetriers(ObjectProvider<RetriedClients> clients, RetryingBeanAssembly assembly) {
+        this.clients = clients;
+        this.assembly = assembly;
+    }
+
+    /**
+     * Returns the retrier of a bean.
+     *
+     * @param beanName the bean's name
+     * @return its retrier, or empty when the bean is not to be retried
+     *     ({@code inference.retry.clients.<name>.enabled=false}, or not a named bean of the factory)
+     * @throws InvalidRetryPropertyException when the bean has no complete, valid policy
+     */
+    public Optional<Retrier> retrierFor(String beanName) {
+        RetriedClients clients = this.clients.getObject();
+        Optional<Policy> policy = clients.policyFor(beanName);
+        if (policy.isEmpty()) {
+            return Optional.empty();
+        }
+        Retrier retrier = this.assembly.build(NOT_CALLED, policy.get(), beanName).retrier();
+        clients.made(beanName, retrier);
+        return Optional.of(retrier);
+    }
+}
