@@ -50,6 +50,24 @@ final class OpenAiChatModelRebuild {
     }
 
     /**
+     * Returns the retries that the model's own SDK clients make per exchange: the larger of its
+     * synchronous and asynchronous clients' {@code maxRetries}.
+     *
+     * @param model the model, as Spring AI or the application built it
+     * @param beanName its bean name, for the exception
+     * @return the retries in effect, {@code 0} when each exchange is one attempt
+     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     */
+    static int clientRetries(OpenAiChatModel model, String beanName) {
+        OpenAIClient client = read(model, OpenAiChatModel.class, "openAiClient", beanName);
+        OpenAIClientAsync clientAsync = read(model, OpenAiChatModel.class, "openAiClientAsync", beanName);
+        requireSdkClients(client, clientAsync, beanName);
+        ClientOptions options = read(client, OpenAIClientImpl.class, "clientOptions", beanName);
+        ClientOptions asyncOptions = read(clientAsync, OpenAIClientAsyncImpl.class, "clientOptions", beanName);
+        return Math.max(options.maxRetries(), asyncOptions.maxRetries());
+    }
+
+    /**
      * Rebuilds a model on retried clients.
      *
      * @param model the model, which is left unchanged and should no longer be used
@@ -66,11 +84,7 @@ final class OpenAiChatModelRebuild {
         ObservationRegistry observationRegistry = read(model, OpenAiChatModel.class, "observationRegistry", beanName);
         ChatModelObservationConvention convention = read(model, OpenAiChatModel.class, "observationConvention",
                 beanName);
-        if (!(client instanceof OpenAIClientImpl) || !(clientAsync instanceof OpenAIClientAsyncImpl)) {
-            throw new ChatModelNotRetriableException(beanName, "its OpenAI clients (" + client.getClass().getName()
-                    + ", " + clientAsync.getClass().getName() + ") are not the SDK's OpenAIClientImpl and "
-                    + "OpenAIClientAsyncImpl, whose HTTP client can be decorated", null);
-        }
+        requireSdkClients(client, clientAsync, beanName);
         ClientOptions options = read(client, OpenAIClientImpl.class, "clientOptions", beanName);
         ClientOptions asyncOptions = read(clientAsync, OpenAIClientAsyncImpl.class, "clientOptions", beanName);
         HttpClient transport = read(options, ClientOptions.class, "originalHttpClient", beanName);
@@ -87,6 +101,14 @@ final class OpenAiChatModelRebuild {
         OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);
         return rebuilt;
+    }
+
+    private static void requireSdkClients(OpenAIClient client, OpenAIClientAsync clientAsync, String beanName) {
+        if (!(client instanceof OpenAIClientImpl) || !(clientAsync instanceof OpenAIClientAsyncImpl)) {
+            throw new ChatModelNotRetriableException(beanName, "its OpenAI clients (" + client.getClass().getName()
+                    + ", " + clientAsync.getClass().getName() + ") are not the SDK's OpenAIClientImpl and "
+                    + "OpenAIClientAsyncImpl, whose HTTP client can be decorated", null);
+        }
     }
 
     @SuppressWarnings("removal")

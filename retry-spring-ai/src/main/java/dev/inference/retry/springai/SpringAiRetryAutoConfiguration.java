@@ -17,13 +17,15 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
  * retries the provider exchanges of Spring AI chat models beneath their beans.
  *
- * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists, and
- * {@code inference.retry.spring-ai.enabled} is not {@code false}. Then every {@code OpenAiChatModel}
+ * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists (the
+ * application's {@code inference.retry.*} settings provide one, see
+ * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
+ * is not {@code false}. Then every {@code OpenAiChatModel}
  * bean for which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients
  * whose HTTP exchanges that retrier retries and whose own retries are off. Without the OpenAI model
  * on the class path, nothing of it is loaded.
  */
-@AutoConfiguration(afterName = "dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration")
+@AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
 @ConditionalOnBooleanProperty(name = "inference.retry.spring-ai.enabled", matchIfMissing = true)
 @ConditionalOnBean(ChatModelRetriers.class)

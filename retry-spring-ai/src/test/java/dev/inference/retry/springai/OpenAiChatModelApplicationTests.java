@@ -9,10 +9,6 @@ import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
-import dev.inference.retry.Policy;
-import dev.inference.retry.Retrier;
-import java.time.Duration;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,8 +22,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * An application with the real OpenAI starter and every auto-configuration it brings, whose code
- * injects {@code OpenAiChatModel} by its class.
+ * An application with the real OpenAI starter, this module and every auto-configuration they bring,
+ * configured by {@code inference.retry.*} alone, whose code injects {@code OpenAiChatModel} by its class.
  */
 class OpenAiChatModelApplicationTests {
 
@@ -78,15 +74,11 @@ class OpenAiChatModelApplicationTests {
     }
 
     private ConfigurableApplicationContext start() {
-        Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
-            .name("openAiChatModel")
-            .listener(this.events)
-            .build();
         return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
-            .initializers((context) -> context.getBeanFactory()
-                .registerSingleton("chatModelRetriers", (ChatModelRetriers) (name) -> name.equals("openAiChatModel")
-                        ? Optional.of(retrier) : Optional.empty()))
-            .properties("spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
+            .initializers((context) -> context.getBeanFactory().registerSingleton("events", this.events))
+            .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
+                    "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
+                    "spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
                     "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
                     "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
                     "spring.ai.model.moderation=none", "spring.main.banner-mode=off")

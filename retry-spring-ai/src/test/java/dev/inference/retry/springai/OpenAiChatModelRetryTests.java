@@ -264,7 +264,7 @@ class OpenAiChatModelRetryTests {
             .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
             .withPropertyValues("spring.ai.openai.base-url=http://127.0.0.1:" + port + "/v1",
-                    "spring.ai.openai.api-key=test")
+                    "spring.ai.openai.api-key=test", "spring.ai.openai.chat.max-retries=0")
             .withBean(ChatModelRetriers.class,
                     () -> (name) -> name.equals("openAiChatModel") ? Optional.of(retrier) : Optional.empty())
             .run((context) -> {

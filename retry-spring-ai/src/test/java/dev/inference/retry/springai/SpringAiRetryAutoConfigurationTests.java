@@ -47,7 +47,8 @@ class SpringAiRetryAutoConfigurationTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 SpringAiRetryAutoConfiguration.class))
-        .withPropertyValues("spring.ai.openai.base-url=" + UNUSED_PROVIDER, "spring.ai.openai.api-key=test");
+        .withPropertyValues("spring.ai.openai.base-url=" + UNUSED_PROVIDER, "spring.ai.openai.api-key=test",
+                "spring.ai.openai.chat.max-retries=0");
 
     @Nested
     class BacksOff {
@@ -119,7 +120,7 @@ class SpringAiRetryAutoConfigurationTests {
         void aModelTheApplicationBuiltItself() {
             runner.withBean(ChatModelRetriers.class, () -> retriers(true))
                 .withBean("openAiChatModel", OpenAiChatModel.class, () -> OpenAiChatModel.builder()
-                    .options(OpenAiChatOptions.builder().baseUrl(UNUSED_PROVIDER).apiKey("test").build())
+                    .options(OpenAiChatOptions.builder().baseUrl(UNUSED_PROVIDER).apiKey("test").maxRetries(0).build())
                     .build())
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -185,6 +186,35 @@ class SpringAiRetryAutoConfigurationTests {
 
     @Nested
     class FailsStartup {
+
+        @Test
+        void whenTheChatModelsClientAsksForRetriesOfItsOwn() {
+            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withPropertyValues("spring.ai.openai.chat.max-retries=2")
+                .run((context) -> assertThat(context).hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOfSatisfying(ChatModelClientRetriesException.class, (ex) -> {
+                        assertThat(ex.beanName()).isEqualTo("openAiChatModel");
+                        assertThat(ex.maxRetries()).isEqualTo(2);
+                        assertThat(ex.property()).isEqualTo("spring.ai.openai.chat.max-retries");
+                        assertThat(ex.action()).startsWith("Set spring.ai.openai.chat.max-retries=0, or remove it")
+                            .endsWith("set inference.retry.clients.openAiChatModel.enabled=false.");
+                    }));
+        }
+
+        @Test
+        void whenAModelTheApplicationBuiltKeepsItsClientsDefaultRetries() {
+            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean("openAiChatModel", OpenAiChatModel.class, () -> OpenAiChatModel.builder()
+                    .options(OpenAiChatOptions.builder().baseUrl(UNUSED_PROVIDER).apiKey("test").build())
+                    .build())
+                .run((context) -> assertThat(context).hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOfSatisfying(ChatModelClientRetriesException.class,
+                            (ex) -> assertThat(ex.maxRetries()).isEqualTo(3)));
+        }
 
         @Test
         void forAModelWhoseClientsAreNotTheSdksOwn() {
