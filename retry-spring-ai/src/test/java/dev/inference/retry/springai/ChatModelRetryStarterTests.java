@@ -7,18 +7,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import dev.inference.failure.ShutdownException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
 import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
+import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -161,6 +175,65 @@ class ChatModelRetryStarterTests {
     }
 
     @Nested
+    class GivesTheBeanTheApplicationsRetryFeatures {
+
+        @Test
+        void itsRetryBudgetShownByTheEndpoint() {
+            runner.withConfiguration(AutoConfigurations.of(InferenceRetryProtectionAutoConfiguration.class))
+                .withPropertyValues("inference.retry.budget.max-tokens=10", "inference.retry.budget.token-ratio=0.1")
+                .run((context) -> assertThat(context.getBean(InferenceRetryEndpoint.class).client(BEAN).budget())
+                    .isNotNull());
+        }
+
+        @Test
+        void anObservationPerAttemptUnderTheBeanName() {
+            List<RetryAttemptContext> observed = new CopyOnWriteArrayList<>();
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+                @Override
+                public void onStop(Observation.Context context) {
+                    observed.add((RetryAttemptContext) context);
+                }
+
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                    return context instanceof RetryAttemptContext;
+                }
+            });
+            provider.script(unavailable(), completion());
+            runner.withConfiguration(AutoConfigurations.of(InferenceRetryOperationsAutoConfiguration.class))
+                .withBean(ObservationRegistry.class, () -> registry)
+                .withPropertyValues("inference.retry.observations.enabled=true")
+                .run((context) -> {
+                    context.getBean(OpenAiChatModel.class).call("Hi");
+
+                    assertThat(observed).hasSize(2)
+                        .allSatisfy((attempt) -> assertThat(attempt.getClient()).isEqualTo(BEAN));
+                });
+        }
+
+        @Test
+        void aShutdownThatEndsABackoffWaitAtOnce() throws Exception {
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600")
+                .withBody(OpenAiWire.error("rate_limit_exceeded", "Slow down")));
+            AtomicReference<CompletableFuture<String>> call = new AtomicReference<>();
+            runner.withConfiguration(AutoConfigurations.of(InferenceRetryOperationsAutoConfiguration.class))
+                .withPropertyValues("inference.retry.max-delay=5m")
+                .run((context) -> {
+                    OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    call.set(CompletableFuture.supplyAsync(() -> model.call("Hi")));
+                    awaitUntil(() -> count(meters, "inference.retry.attempts", "invoke", "retryable_failure") == 1);
+                });
+            // The context is closed: its shutdown signal has ended the five-minute wait.
+            assertThatThrownBy(() -> call.get().get(2, TimeUnit.SECONDS)).hasRootCauseInstanceOf(
+                    ShutdownException.class);
+            assertThat(requests()).isEqualTo(1);
+        }
+    }
+
+    @Nested
     class FailsStartup {
 
         @Test
@@ -254,6 +327,14 @@ class ChatModelRetryStarterTests {
                         .doesNotHaveBean(ChatModelRetriers.class)
                         .doesNotHaveBean(RetryTimer.class);
                 });
+        }
+    }
+
+    private static void awaitUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("still waiting for the condition").isLessThan(deadline);
+            LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
         }
     }
 
