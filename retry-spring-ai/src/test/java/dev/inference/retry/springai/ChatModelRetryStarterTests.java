@@ -22,11 +22,13 @@ import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Statistic;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -160,6 +162,37 @@ class ChatModelRetryStarterTests {
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
                 assertThat(registry.get("inference.retry.exhausted").tags("client", BEAN, "operation", "invoke")
                     .meter().measure()).extracting(Measurement::getValue).containsExactly(1.0);
+            });
+        }
+
+        @Test
+        void recordsAProvidersLongRetryAfterAsTheCappedWaitAndEndsItOnInterrupt() {
+            provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600")
+                .withBody(OpenAiWire.error("rate_limit_exceeded", "Slow down")));
+            runner.withPropertyValues("inference.retry.max-delay=5m").run((context) -> {
+                OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                AtomicReference<Throwable> thrown = new AtomicReference<>();
+                Thread caller = new Thread(() -> {
+                    try {
+                        model.call("Hi");
+                    }
+                    catch (RuntimeException ex) {
+                        thrown.set(ex);
+                    }
+                });
+                Timer backoff = registry.get("inference.retry.backoff").tags("client", BEAN, "operation", "invoke")
+                    .timer();
+                caller.start();
+                awaitUntil(() -> backoff.count() == 1);
+
+
+                assertThat(backoff.totalTime(TimeUnit.SECONDS)).isEqualTo(300);
+                caller.interrupt();
+                caller.join(Duration.ofSeconds(2).toMillis());
+                assertThat(caller.isAlive()).isFalse();
+                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                assertThat(requests()).isEqualTo(1);
             });
         }
 
