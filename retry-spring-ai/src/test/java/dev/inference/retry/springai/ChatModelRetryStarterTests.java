@@ -45,13 +45,10 @@ import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfigurat
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.util.TestPropertyValues;
-import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Spring AI's real OpenAI chat model in an application configured by {@code inference.retry.*} alone,
@@ -293,28 +290,6 @@ class ChatModelRetryStarterTests {
                     .hasMessageStartingWith("inference.retry.clients.opneAiChatModel names no InferenceClient or "
                             + "ChatModel bean: must be the name of an InferenceClient or ChatModel bean (one of "
                             + "[openAiChatModel])"));
-        }
-
-        @Test
-        void whenTheChatMaxRetriesAsksTheClientToRetryWithTheReportNamingTheProperty() {
-            runner.withPropertyValues("spring.ai.openai.chat.max-retries=2").run((context) -> {
-                assertThat(context).hasFailed();
-                StandardEnvironment environment = new StandardEnvironment();
-                TestPropertyValues.of("spring.ai.openai.chat.max-retries=2").applyTo(environment);
-                FailureAnalysis analysis = new ChatModelRetryFailureAnalyzer(environment)
-                    .analyze(context.getStartupFailure());
-
-                assertThat(analysis.getDescription()).startsWith("""
-                        The chat model bean 'openAiChatModel' is retried by inference-retry, and its provider \
-                        client would retry each exchange too:
-
-                            Property: spring.ai.openai.chat.max-retries
-                            Value in effect: 2
-                            Origin: "spring.ai.openai.chat.max-retries" from property source "test"
-                            Reason: each attempt would make up to 3 requests, so the attempts would multiply""");
-                assertThat(analysis.getAction()).contains("Set spring.ai.openai.chat.max-retries=0, or remove it",
-                        "set inference.retry.clients.openAiChatModel.enabled=false.");
-            });
         }
     }
 

@@ -7,17 +7,22 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
@@ -73,7 +78,38 @@ class OpenAiChatModelApplicationTests {
         }
     }
 
-    private ConfigurableApplicationContext start() {
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void failsToStartWhenTheChatModelsClientWouldRetryWithAReportNamingThePropertyAndTheFix(CapturedOutput output) {
+        assertThatThrownBy(() -> start("spring.ai.openai.chat.max-retries=2"))
+            .hasRootCauseInstanceOf(ChatModelClientRetriesException.class);
+
+        assertThat(output).contains("""
+                Invalid retry configuration for ChatModel bean 'openAiChatModel':
+
+                    Property: spring.ai.openai.chat.max-retries
+                    Value: 2
+                    Origin: "spring.ai.openai.chat.max-retries" from property source "commandLineArgs"
+                    Reason: must be 0 for a chat model that inference-retry retries: its client would retry each \
+                exchange 2 more time(s) itself, so each attempt would make up to 3 requests
+
+                Action:
+
+                Set spring.ai.openai.chat.max-retries=0, or remove it: the starter sets it to 0 when it is unset.""");
+    }
+
+    @Test
+    void startsWithTheClientsOwnRetriesWhenTheChatModelIsNotRetried() {
+        try (ConfigurableApplicationContext context = start("spring.ai.openai.chat.max-retries=2",
+                "inference.retry.clients.openAiChatModel.enabled=false")) {
+            OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
+
+            assertThat(OpenAiChatModelRebuild.isRetried(model, "openAiChatModel")).isFalse();
+            assertThat(OpenAiChatModelRebuild.clientRetries(model, "openAiChatModel")).isEqualTo(2);
+        }
+    }
+
+    private ConfigurableApplicationContext start(String... arguments) {
         return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
             .initializers((context) -> context.getBeanFactory().registerSingleton("events", this.events))
             .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
@@ -82,7 +118,7 @@ class OpenAiChatModelApplicationTests {
                     "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
                     "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
                     "spring.ai.model.moderation=none", "spring.main.banner-mode=off")
-            .run();
+            .run(Arrays.stream(arguments).map((argument) -> "--" + argument).toArray(String[]::new));
     }
 
     private int requests() {

@@ -43,13 +43,25 @@ public class InvalidRetryPropertyException extends ConfigException {
      */
     public InvalidRetryPropertyException(String beanName, String property, @Nullable Object value, String rule,
             String action) {
-        this("InferenceClient bean '" + beanName + "': " + describe(property, value, rule), beanName, property, value,
-                rule, action);
+        this(INFERENCE_CLIENT, beanName, property, value, rule, action);
     }
 
-    private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
+    /**
+     * Creates the exception about a bean of another retried type, such as a {@code ChatModel}: for
+     * the integrations that retry such beans, when a setting of the bean's own client conflicts
+     * with its retry.
+     *
+     * @param kind what the bean is, as messages name it, such as {@code ChatModel}
+     * @param beanName the name of the bean the property configures
+     * @param property the full name of the offending property
+     * @param value the offending value, or {@code null} when it is missing
+     * @param rule the rule that is broken, phrased as what the value must be
+     * @param action what to change, naming the exact property keys
+     */
+    protected InvalidRetryPropertyException(String kind, String beanName, String property, @Nullable Object value,
             String rule, String action) {
-        this(message, beanName, property, value, rule, action, INFERENCE_CLIENT);
+        this(kind + " bean '" + beanName + "': " + describe(property, value, rule), beanName, property, value, rule,
+                action, kind);
     }
 
     private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
@@ -115,7 +127,8 @@ public class InvalidRetryPropertyException extends ConfigException {
                 + (beanNames.isEmpty() ? "(there is none)" : "(one of " + beanNames + ")");
         return new InvalidRetryPropertyException(property + " names no " + kinds + " bean: " + rule, name, property,
                 null, rule, "Rename " + property + " after the " + kinds + " bean it is meant for"
-                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
+                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.",
+                INFERENCE_CLIENT);
     }
 
     /**
@@ -130,7 +143,7 @@ public class InvalidRetryPropertyException extends ConfigException {
         return new InvalidRetryPropertyException(property + " matches more than one " + kinds + " bean: " + rule,
                 name, property, null, rule, "Rename one of the " + kinds + " beans " + beanNames
                         + " so that their names differ in more than case, dashes and underscores, or remove "
-                        + property + ".");
+                        + property + ".", INFERENCE_CLIENT);
     }
 
     /**
@@ -144,7 +157,7 @@ public class InvalidRetryPropertyException extends ConfigException {
         return new InvalidRetryPropertyException("InferenceClient bean '" + beanName + "': " + property
                 + " sets it differently from " + otherProperty + ": " + rule, beanName, property, null, rule,
                 "Keep one of " + otherProperty + " and " + property + ", with the settings meant for bean '"
-                        + beanName + "'.");
+                        + beanName + "'.", INFERENCE_CLIENT);
     }
 
     private static String describe(String property, @Nullable Object value, String rule) {
