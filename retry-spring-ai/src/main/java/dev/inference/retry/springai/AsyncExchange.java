@@ -1,8 +1,5 @@
 package dev.inference.retry.springai;
 
-import com.openai.core.RequestOptions;
-import com.openai.core.http.HttpRequest;
-import com.openai.core.http.HttpResponse;
 import dev.inference.client.CallContext;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.Operation;
@@ -17,11 +14,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One exchange of {@link RetryingOpenAiHttpClient#executeAsync}: its attempts, its waits and its
- * outcome, driven by callbacks, with no thread blocked.
+ * One exchange of {@link RetryingExchanges#executeAsync}: its attempts, its waits and its outcome,
+ * driven by callbacks, with no thread blocked.
  *
  * <p>The exchange moves on from one callback to the next: an attempt's completion (on the transport's
  * thread), the reading of a stream's first event (on the stream reader executor), the end of a wait (on
@@ -29,35 +27,38 @@ import org.jspecify.annotations.Nullable;
  * of them runs at any time, so the call's {@link RetryExecution} is used by one thread at a time, each
  * handing over to the next through the future, executor or timer that starts it; the end of a wait is
  * claimed once, by whichever of the timer, the cancellation and the shutdown signal comes first.
+ *
+ * @param <Q> the SDK's HTTP request type
+ * @param <R> the SDK's HTTP response interface
  */
-final class AsyncExchange {
+final class AsyncExchange<Q, R> {
 
-    private final RetryingOpenAiHttpClient client;
+    private final RetryingExchanges<Q, R> exchanges;
 
     private final Retrier retrier;
 
-    private final HttpRequest request;
+    private final Q request;
 
-    private final RequestOptions requestOptions;
+    private final Function<Q, CompletableFuture<R>> transport;
 
     private final Operation operation;
 
     private final CallContext context;
 
-    private final CompletableFuture<HttpResponse> result = new CompletableFuture<>();
+    private final CompletableFuture<R> result = new CompletableFuture<>();
 
     /** The call's decisions, from its first failure (or its first attempt when a cool-down may apply). */
     private @Nullable RetryExecution execution;
 
     /** The attempt in flight, so that a cancellation can cancel it. */
-    private volatile @Nullable CompletableFuture<HttpResponse> inFlight;
+    private volatile @Nullable CompletableFuture<R> inFlight;
 
-    AsyncExchange(RetryingOpenAiHttpClient client, HttpRequest request, RequestOptions requestOptions,
+    AsyncExchange(RetryingExchanges<Q, R> exchanges, Q request, Function<Q, CompletableFuture<R>> transport,
             Operation operation, CallContext context) {
-        this.client = client;
-        this.retrier = client.retrier();
+        this.exchanges = exchanges;
+        this.retrier = exchanges.retrier();
         this.request = request;
-        this.requestOptions = requestOptions;
+        this.transport = transport;
         this.operation = operation;
         this.context = context;
     }
@@ -67,7 +68,7 @@ final class AsyncExchange {
      *
      * @return the future of its outcome; cancelling it cancels the call's context
      */
-    CompletableFuture<HttpResponse> start() {
+    CompletableFuture<R> start() {
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
             this.result.completeExceptionally(done.get());
@@ -98,13 +99,12 @@ final class AsyncExchange {
         }
         RetryExecution current = this.execution;
         int number = (current != null) ? current.attempt() : 1;
-        CompletableFuture<HttpResponse> attempt;
+        CompletableFuture<R> attempt;
         try {
-            attempt = this.client.delegate()
-                .executeAsync(RetryingOpenAiHttpClient.forAttempt(this.request, number), this.requestOptions);
+            attempt = this.transport.apply(this.exchanges.forAttempt(this.request, number));
         }
         catch (RuntimeException ex) {
-            decide(RetryingOpenAiHttpClient.Outcome.failed(RetryingOpenAiHttpClient.translate(ex)));
+            decide(RetryingExchanges.Outcome.failed(this.exchanges.sdk().transportException(ex)));
             return;
         }
         this.inFlight = attempt;
@@ -115,7 +115,7 @@ final class AsyncExchange {
         attempt.whenComplete((response, thrown) -> drive(() -> attemptEnded(response, thrown)));
     }
 
-    private void attemptEnded(@Nullable HttpResponse response, @Nullable Throwable thrown) {
+    private void attemptEnded(@Nullable R response, @Nullable Throwable thrown) {
         this.inFlight = null;
         if (thrown != null || response == null) {
             Throwable failure = unwrap(thrown);
@@ -124,26 +124,26 @@ final class AsyncExchange {
                 this.result.completeExceptionally(failure);
                 return;
             }
-            decide(RetryingOpenAiHttpClient.Outcome.failed(RetryingOpenAiHttpClient.translate(runtime)));
+            decide(RetryingExchanges.Outcome.failed(this.exchanges.sdk().transportException(runtime)));
             return;
         }
-        RetryingOpenAiHttpClient.Outcome outcome = this.client.classify(response);
+        RetryingExchanges.Outcome<R> outcome = this.exchanges.classify(response);
         if (outcome != null) {
             decide(outcome);
             return;
         }
         // Reading the first event blocks until it arrives: never on the transport's thread.
         try {
-            this.client.streamReader()
-                .execute(() -> drive(() -> decide(this.client.readFirstEvent(response, this.context))));
+            this.exchanges.streamReader()
+                .execute(() -> drive(() -> decide(this.exchanges.readFirstEvent(response, this.context))));
         }
         catch (RejectedExecutionException ex) {
-            response.close();
-            decide(RetryingOpenAiHttpClient.Outcome.failed(ex));
+            this.exchanges.sdk().close(response);
+            decide(RetryingExchanges.Outcome.failed(ex));
         }
     }
 
-    private void decide(RetryingOpenAiHttpClient.Outcome attempted) {
+    private void decide(RetryingExchanges.Outcome<R> attempted) {
         if (attempted.isSuccess()) {
             succeed(attempted.response());
             return;
@@ -154,14 +154,14 @@ final class AsyncExchange {
             this.execution = current;
         }
         // The caller gave up while the attempt ran: that, not the attempt's failure, ends the call.
-        RetryingOpenAiHttpClient.Outcome outcome = attempted;
+        RetryingExchanges.Outcome<R> outcome = attempted;
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
             done.get().addSuppressed(Objects.requireNonNull(attempted.failure()));
-            attempted.discard();
-            outcome = RetryingOpenAiHttpClient.Outcome.failed(done.get());
+            this.exchanges.discard(attempted);
+            outcome = RetryingExchanges.Outcome.failed(done.get());
         }
-        RetryExecution.Decision decision = RetryingOpenAiHttpClient.decide(current, outcome);
+        RetryExecution.Decision decision = this.exchanges.decide(current, outcome);
         if (outcome.handsOver()) {
             complete(outcome.response());
             return;
@@ -190,7 +190,7 @@ final class AsyncExchange {
         }).begin(cooldown);
     }
 
-    private void succeed(HttpResponse response) {
+    private void succeed(R response) {
         RetryExecution current = this.execution;
         try {
             if (current == null) {
@@ -201,21 +201,21 @@ final class AsyncExchange {
             }
         }
         catch (Error ex) {
-            response.close();
+            this.exchanges.sdk().close(response);
             throw ex;
         }
         complete(response);
     }
 
-    private void complete(HttpResponse response) {
+    private void complete(R response) {
         if (!this.result.complete(response)) {
             // The call was cancelled meanwhile: nobody will read this response.
-            response.close();
+            this.exchanges.sdk().close(response);
         }
     }
 
     private void cancelInFlight() {
-        CompletableFuture<HttpResponse> attempt = this.inFlight;
+        CompletableFuture<R> attempt = this.inFlight;
         if (attempt != null) {
             attempt.cancel(true);
         }
@@ -246,7 +246,7 @@ final class AsyncExchange {
 
     @Override
     public String toString() {
-        return "AsyncExchange[" + this.retrier.name() + ", " + this.operation + ", " + this.request.url() + "]";
+        return "AsyncExchange[" + this.retrier.name() + ", " + this.operation + ", " + this.request + "]";
     }
 
     /**
@@ -279,7 +279,7 @@ final class AsyncExchange {
             if (signal.isPresent()) {
                 this.shutDown = signal.get().onShutDown(this::end);
             }
-            this.timer = AsyncExchange.this.client.timer().schedule(delay, this);
+            this.timer = AsyncExchange.this.exchanges.timer().schedule(delay, this);
             if (this.ended.get()) {
                 release();
             }

@@ -4,18 +4,20 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a server-sent event stream up to the end of its first event, keeping every byte read so that
  * the stream can be handed on whole.
  *
- * <p>Events are recognised as the HTML standard's event-stream interpretation (and the OpenAI SDK's
- * parser) recognises them: lines end with {@code \n} (a {@code \r} before it is dropped), a blank line
+ * <p>Events are recognised as the HTML standard's event-stream interpretation (and the provider SDKs'
+ * parsers) recognise them: lines end with {@code \n} (a {@code \r} before it is dropped), a blank line
  * dispatches the event if it has at least one {@code data} line, lines starting with {@code :} are
- * comments. Reading stops at the first dispatched event, at the end of the stream, or once
- * {@code limit} bytes were read without one; it reads as the bytes arrive and never waits for more than
- * the first event needs. Not thread-safe.
+ * comments. Events that a caller calls preamble (such as Anthropic's {@code message_start}, which says
+ * nothing of the outcome) are read past. Reading stops at the first other event, at the end of the
+ * stream, or once {@code limit} bytes were read without one; it reads as the bytes arrive and never
+ * waits for more than that event needs. Not thread-safe.
  */
 final class FirstSseEvent {
 
@@ -24,11 +26,11 @@ final class FirstSseEvent {
 
     private final byte[] read;
 
-    private final @Nullable String data;
+    private final @Nullable Event event;
 
-    private FirstSseEvent(byte[] read, @Nullable String data) {
+    private FirstSseEvent(byte[] read, @Nullable Event event) {
         this.read = read;
-        this.data = data;
+        this.event = event;
     }
 
     /**
@@ -36,10 +38,23 @@ final class FirstSseEvent {
      *
      * @param stream the event stream, positioned at its start; left open
      * @param limit how many bytes to read at most before giving up on finding an event
-     * @return every byte read, and the first event's data if one was complete
+     * @return every byte read, and the first event if one was complete
      * @throws IOException what reading the stream threw
      */
     static FirstSseEvent read(InputStream stream, int limit) throws IOException {
+        return read(stream, limit, (event) -> false);
+    }
+
+    /**
+     * Reads a stream up to its first event that is not preamble.
+     *
+     * @param stream the event stream, positioned at its start; left open
+     * @param limit how many bytes to read at most before giving up on finding such an event
+     * @param preamble which events to read past
+     * @return every byte read, and the first event that is not preamble if one was complete
+     * @throws IOException what reading the stream threw
+     */
+    static FirstSseEvent read(InputStream stream, int limit, Predicate<Event> preamble) throws IOException {
         ByteArrayOutputStream read = new ByteArrayOutputStream(512);
         byte[] buffer = new byte[Math.min(limit, 8192)];
         Parser parser = new Parser();
@@ -49,9 +64,11 @@ final class FirstSseEvent {
                 break;
             }
             read.write(buffer, 0, n);
-            String data = parser.feed(buffer, n);
-            if (data != null) {
-                return new FirstSseEvent(read.toByteArray(), data);
+            for (int i = 0; i < n; i++) {
+                Event event = parser.feed(buffer[i]);
+                if (event != null && !preamble.test(event)) {
+                    return new FirstSseEvent(read.toByteArray(), event);
+                }
             }
         }
         return new FirstSseEvent(read.toByteArray(), null);
@@ -67,13 +84,32 @@ final class FirstSseEvent {
     }
 
     /**
+     * Returns the first event.
+     *
+     * @return the event, or {@code null} when the stream ended, or the limit was reached, before an
+     *     event was complete
+     */
+    @Nullable Event event() {
+        return this.event;
+    }
+
+    /**
      * Returns the data of the first event, its {@code data} lines joined with {@code \n}.
      *
      * @return the data, or {@code null} when the stream ended, or the limit was reached, before an
      *     event was complete
      */
     @Nullable String data() {
-        return this.data;
+        return (this.event != null) ? this.event.data() : null;
+    }
+
+    /**
+     * One dispatched event.
+     *
+     * @param name its {@code event} field, or {@code null} when it had none
+     * @param data its {@code data} lines joined with {@code \n}
+     */
+    record Event(@Nullable String name, String data) {
     }
 
     /** Line-by-line event recognition over bytes fed as they arrive. */
@@ -85,27 +121,28 @@ final class FirstSseEvent {
 
         private boolean hasData;
 
-        /** Feeds bytes; returns the first event's data once a blank line dispatches it. */
-        @Nullable String feed(byte[] bytes, int length) {
-            for (int i = 0; i < length; i++) {
-                if (bytes[i] != '\n') {
-                    this.line.write(bytes[i]);
-                    continue;
-                }
-                String text = this.line.toString(StandardCharsets.UTF_8);
-                this.line.reset();
-                if (text.endsWith("\r")) {
-                    text = text.substring(0, text.length() - 1);
-                }
-                if (text.isEmpty()) {
-                    if (this.hasData) {
-                        return this.data.toString();
-                    }
-                    continue;
-                }
-                field(text);
+        private @Nullable String name;
+
+        /** Feeds one byte; returns the event that a blank line dispatches. */
+        @Nullable Event feed(byte next) {
+            if (next != '\n') {
+                this.line.write(next);
+                return null;
             }
-            return null;
+            String text = this.line.toString(StandardCharsets.UTF_8);
+            this.line.reset();
+            if (text.endsWith("\r")) {
+                text = text.substring(0, text.length() - 1);
+            }
+            if (!text.isEmpty()) {
+                field(text);
+                return null;
+            }
+            Event event = this.hasData ? new Event(this.name, this.data.toString()) : null;
+            this.data.setLength(0);
+            this.hasData = false;
+            this.name = null;
+            return event;
         }
 
         private void field(String text) {
@@ -113,13 +150,17 @@ final class FirstSseEvent {
                 return;
             }
             int colon = text.indexOf(':');
-            String name = (colon < 0) ? text : text.substring(0, colon);
-            if (!name.equals("data")) {
-                return;
-            }
+            String field = (colon < 0) ? text : text.substring(0, colon);
             String value = (colon < 0) ? "" : text.substring(colon + 1);
             if (value.startsWith(" ")) {
                 value = value.substring(1);
+            }
+            if (field.equals("event")) {
+                this.name = value;
+                return;
+            }
+            if (!field.equals("data")) {
+                return;
             }
             if (this.hasData) {
                 this.data.append('\n');

@@ -8,7 +8,7 @@ import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
 import dev.inference.retry.Retrier;
 import io.micrometer.observation.ObservationRegistry;
-import java.lang.reflect.Field;
+import java.util.List;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.openai.OpenAiChatModel;
@@ -32,8 +32,45 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * are off ({@code maxRetries(0)}: one attempt per exchange at the SDK's level, whatever
  * {@code spring.ai.openai.max-retries} said). The asynchronous client is also wrapped by
  * {@link CancellableStreams}, so that closing a stream ends its exchange.
+ *
+ * <p>A model whose SDK clients would retry each exchange themselves ({@code maxRetries} above zero) is
+ * not rebuilt: a {@link ChatModelClientRetriesException} fails startup rather than have its setting
+ * silently overridden. The starter sets {@value #CLIENT_RETRIES_PROPERTY} to {@code 0} when the
+ * application leaves it unset (see {@link ChatModelClientRetriesDefaults}), so only a value the
+ * application chose fails.
  */
 final class OpenAiChatModelRebuild {
+
+    /** The property of the auto-configured model's own retries. */
+    static final String CLIENT_RETRIES_PROPERTY = "spring.ai.openai.chat.max-retries";
+
+    private static final String SUPPORTED = "Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0";
+
+    private static final PrivateField CLIENT = new PrivateField(OpenAiChatModel.class, "openAiClient", SUPPORTED);
+
+    private static final PrivateField CLIENT_ASYNC = new PrivateField(OpenAiChatModel.class, "openAiClientAsync",
+            SUPPORTED);
+
+    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OpenAiChatModel.class,
+            "toolCallingManager", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OpenAiChatModel.class,
+            "observationRegistry", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiChatModel.class,
+            "observationConvention", SUPPORTED);
+
+    private static final PrivateField OPTIONS = new PrivateField(OpenAIClientImpl.class, "clientOptions", SUPPORTED);
+
+    private static final PrivateField ASYNC_OPTIONS = new PrivateField(OpenAIClientAsyncImpl.class, "clientOptions",
+            SUPPORTED);
+
+    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
+            SUPPORTED);
+
+    /** Every private field this class reads. */
+    static final List<PrivateField> FIELDS = List.of(CLIENT, CLIENT_ASYNC, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
+            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT);
 
     private OpenAiChatModelRebuild() {
     }
@@ -46,7 +83,7 @@ final class OpenAiChatModelRebuild {
      * @return {@code true} if its clients are already retried
      */
     static boolean isRetried(OpenAiChatModel model, String beanName) {
-        return CancellableStreams.isWrapper(read(model, OpenAiChatModel.class, "openAiClientAsync", beanName));
+        return CancellableStreams.isWrapper(CLIENT_ASYNC.read(model, beanName));
     }
 
     /**
@@ -59,11 +96,11 @@ final class OpenAiChatModelRebuild {
      * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(OpenAiChatModel model, String beanName) {
-        OpenAIClient client = read(model, OpenAiChatModel.class, "openAiClient", beanName);
-        OpenAIClientAsync clientAsync = read(model, OpenAiChatModel.class, "openAiClientAsync", beanName);
+        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
-        ClientOptions options = read(client, OpenAIClientImpl.class, "clientOptions", beanName);
-        ClientOptions asyncOptions = read(clientAsync, OpenAIClientAsyncImpl.class, "clientOptions", beanName);
+        ClientOptions options = OPTIONS.read(client, beanName);
+        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
         return Math.max(options.maxRetries(), asyncOptions.maxRetries());
     }
 
@@ -76,19 +113,25 @@ final class OpenAiChatModelRebuild {
      * @param timer the timer of the asynchronous client's waits
      * @return a new model of the same class
      * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
-        OpenAIClient client = read(model, OpenAiChatModel.class, "openAiClient", beanName);
-        OpenAIClientAsync clientAsync = read(model, OpenAiChatModel.class, "openAiClientAsync", beanName);
-        ToolCallingManager toolCallingManager = read(model, OpenAiChatModel.class, "toolCallingManager", beanName);
-        ObservationRegistry observationRegistry = read(model, OpenAiChatModel.class, "observationRegistry", beanName);
-        ChatModelObservationConvention convention = read(model, OpenAiChatModel.class, "observationConvention",
-                beanName);
+        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
+        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
-        ClientOptions options = read(client, OpenAIClientImpl.class, "clientOptions", beanName);
-        ClientOptions asyncOptions = read(clientAsync, OpenAIClientAsyncImpl.class, "clientOptions", beanName);
-        HttpClient transport = read(options, ClientOptions.class, "originalHttpClient", beanName);
-        HttpClient asyncTransport = read(asyncOptions, ClientOptions.class, "originalHttpClient", beanName);
+        ClientOptions options = OPTIONS.read(client, beanName);
+        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
+        HttpClient transport = TRANSPORT.read(options, beanName);
+        HttpClient asyncTransport = TRANSPORT.read(asyncOptions, beanName);
+        int clientRetries = Math.max(options.maxRetries(), asyncOptions.maxRetries());
+        if (clientRetries > 0) {
+            throw new ChatModelClientRetriesException(beanName, clientRetries, CLIENT_RETRIES_PROPERTY,
+                    "(Spring AI reads " + CLIENT_RETRIES_PROPERTY + "=3, its default, as unset, and then takes "
+                            + "spring.ai.openai.max-retries.) ");
+        }
 
         StreamCalls calls = new StreamCalls();
         OpenAIClient retried = client.withOptions((builder) -> builder
@@ -122,24 +165,5 @@ final class OpenAiChatModelRebuild {
             .toolCallingManager(toolCallingManager)
             .observationRegistry(observationRegistry)
             .build();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T read(Object target, Class<?> declaringClass, String name, String beanName) {
-        Object value;
-        try {
-            Field field = declaringClass.getDeclaredField(name);
-            field.setAccessible(true);
-            value = field.get(target);
-        }
-        catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
-                    + " could not be read (this module supports Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0)", ex);
-        }
-        if (value == null) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
-                    + " is null", null);
-        }
-        return (T) value;
     }
 }

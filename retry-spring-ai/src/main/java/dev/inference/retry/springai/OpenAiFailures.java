@@ -17,14 +17,8 @@ import com.openai.errors.UnexpectedStatusCodeException;
 import com.openai.models.ErrorObject;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
-import dev.inference.failure.RetryAfter;
 import java.io.InputStream;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,47 +33,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class OpenAiFailures {
 
-    /** The header in which the OpenAI API gives its wait in milliseconds, read before {@code Retry-After}. */
-    static final String RETRY_AFTER_MS = "retry-after-ms";
-
-    static final String RETRY_AFTER = "Retry-After";
-
-    /** Error types that say "try again later" when a stream reports them before any content. */
-    private static final Set<String> RATE_LIMITED = Set.of("rate_limit", "rate_limit_error", "rate_limit_exceeded");
-
-    private static final Set<String> SERVER_ERRORS = Set.of("server_error", "api_error", "internal_error");
-
-    private static final Set<String> OVERLOADED = Set.of("overloaded", "overloaded_error", "server_overloaded");
-
     private static final TypeReference<JsonField<ErrorObject>> ERROR_OBJECT = new TypeReference<>() {
     };
 
     private OpenAiFailures() {
-    }
-
-    /**
-     * Returns the typed failure of a response whose status is 400 or more. Reads the headers only.
-     *
-     * @param response the response
-     * @param clock the clock that says what "now" is for a {@code Retry-After} date
-     * @return the status failure with the provider's {@code Retry-After}, if any
-     */
-    static HttpStatusException statusFailure(HttpResponse response, Clock clock) {
-        int status = response.statusCode();
-        return new HttpStatusException(status, "The provider answered HTTP " + status, retryAfter(response.headers(), clock)
-            .orElse(null));
-    }
-
-    /**
-     * Reads the wait a provider asked for: {@code retry-after-ms} first, then {@code Retry-After}.
-     *
-     * @param headers the response headers
-     * @param clock the clock for an HTTP-date
-     * @return the positive wait, or empty when the headers ask for none (or garbage)
-     */
-    static Optional<Duration> retryAfter(Headers headers, Clock clock) {
-        Optional<Duration> millis = RetryAfter.parseMillis(first(headers, RETRY_AFTER_MS));
-        return millis.isPresent() ? millis : RetryAfter.parse(first(headers, RETRY_AFTER), clock);
     }
 
     /**
@@ -114,14 +71,7 @@ final class OpenAiFailures {
      * @return the copy, which classifies as a network failure
      */
     static OpenAIIoException networkFailure(OpenAIIoException thrown) {
-        String message = (thrown.getMessage() != null) ? thrown.getMessage() : "The request failed";
-        OpenAIIoException copy = new OpenAIIoException(thrown.getMessage(),
-                new NetworkException(message, thrown.getCause()));
-        copy.setStackTrace(thrown.getStackTrace());
-        for (Throwable suppressed : thrown.getSuppressed()) {
-            copy.addSuppressed(suppressed);
-        }
-        return copy;
+        return SdkFailures.asNetworkFailure(thrown, OpenAIIoException::new);
     }
 
     /**
@@ -151,34 +101,13 @@ final class OpenAiFailures {
         if (error == null) {
             return Optional.empty();
         }
-        int status = transientStatus(text(error, "type"), text(error, "code"));
-        HttpStatusException typed = (status == 0) ? null : new HttpStatusException(status,
-                "The provider sent a " + text(error, "type") + " error in the stream before any content", null);
+        HttpStatusException typed = SdkFailures.inBandFailure(text(error, "type"), text(error, "code"));
         return Optional.of(SseException.builder()
             .statusCode(response.statusCode())
             .headers(response.headers())
             .error(errorObject(error))
             .cause(typed)
             .build());
-    }
-
-    private static int transientStatus(@Nullable String type, @Nullable String code) {
-        for (String each : new String[] { type, code }) {
-            if (each == null) {
-                continue;
-            }
-            String kind = each.toLowerCase(Locale.ROOT);
-            if (RATE_LIMITED.contains(kind)) {
-                return 429;
-            }
-            if (SERVER_ERRORS.contains(kind)) {
-                return 500;
-            }
-            if (OVERLOADED.contains(kind)) {
-                return 503;
-            }
-        }
-        return 0;
     }
 
     /** Reads an error body as the SDK's error handler does: its "error" member, else the whole body. */
@@ -207,10 +136,5 @@ final class OpenAiFailures {
     private static @Nullable String text(JsonNode node, String member) {
         JsonNode value = node.get(member);
         return (value != null && value.isTextual()) ? value.asText() : null;
-    }
-
-    private static @Nullable String first(Headers headers, String name) {
-        List<String> values = headers.values(name);
-        return values.isEmpty() ? null : values.get(0);
     }
 }

@@ -1,43 +1,26 @@
 package dev.inference.retry.springai;
 
 import com.openai.client.OpenAIClientAsync;
-import com.openai.client.OpenAIClientAsyncImpl;
-import com.openai.client.OpenAIClientImpl;
-import com.openai.core.ClientOptions;
+import com.openai.core.http.HttpResponse;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
-import java.lang.reflect.Field;
 import org.jspecify.annotations.Nullable;
-import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * What a native image needs to rebuild OpenAI chat models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild} reads, and the JDK proxies {@link CancellableStreams} makes.
+ * {@link OpenAiChatModelRebuild} reads, the JDK proxies {@link CancellableStreams} makes, and the
+ * proxy of a stream response whose first event was read ({@link PeekedResponse}).
  */
 final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        field(hints, OpenAiChatModel.class, "openAiClient");
-        field(hints, OpenAiChatModel.class, "openAiClientAsync");
-        field(hints, OpenAiChatModel.class, "toolCallingManager");
-        field(hints, OpenAiChatModel.class, "observationRegistry");
-        field(hints, OpenAiChatModel.class, "observationConvention");
-        field(hints, OpenAIClientImpl.class, "clientOptions");
-        field(hints, OpenAIClientAsyncImpl.class, "clientOptions");
-        field(hints, ClientOptions.class, "originalHttpClient");
+        OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);
-    }
-
-    private static void field(RuntimeHints hints, Class<?> type, String name) {
-        Field field = ReflectionUtils.findField(type, name);
-        if (field != null) {
-            hints.reflection().registerField(field);
-        }
+        hints.proxies().registerJdkProxy(HttpResponse.class);
     }
 }

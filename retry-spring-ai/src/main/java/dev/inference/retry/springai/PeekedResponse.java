@@ -1,26 +1,39 @@
 package dev.inference.retry.springai;
 
-import com.openai.core.http.Headers;
-import com.openai.core.http.HttpResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
+import java.util.Optional;
 
 /**
- * A response whose body has been read in part: its body gives the bytes already read, then the rest of
- * the original body, so that the reader after the peek sees the stream exactly as the provider sent it.
- * Status and headers are the original's; closing closes the original.
+ * Makes a provider SDK's response whose body has been read in part whole again: its body gives the
+ * bytes already read, then the rest of the original body, so that the reader after the peek sees the
+ * stream exactly as the provider sent it. Everything else (status, headers, closing) is the
+ * original's.
+ *
+ * <p>The response is a {@link ForwardingProxy} of the SDK's response interface, so one implementation
+ * serves every SDK: only {@code body()} is its own, and the interface's default methods (such as a
+ * JSON reader) read that body.
  */
-final class PeekedResponse implements HttpResponse {
+final class PeekedResponse {
 
-    private final HttpResponse original;
+    private PeekedResponse() {
+    }
 
-    private final InputStream body;
-
-    PeekedResponse(HttpResponse original, InputStream rest, byte[] peeked) {
-        this.original = original;
-        this.body = new SequenceInputStream(new ByteArrayInputStream(peeked), rest) {
+    /**
+     * Returns a response whose body is the peeked bytes followed by the rest of the original body.
+     *
+     * @param <R> the SDK's response interface
+     * @param type that interface, which must declare {@code InputStream body()}
+     * @param original the response whose body was read in part
+     * @param rest the original body, positioned after the peeked bytes
+     * @param peeked the bytes already read, in order
+     * @return the whole response; {@code body()} gives the same stream each time, and closing that
+     *     stream or the response closes the original
+     */
+    static <R> R of(Class<R> type, R original, InputStream rest, byte[] peeked) {
+        InputStream body = new SequenceInputStream(new ByteArrayInputStream(peeked), rest) {
 
             @Override
             public void close() throws IOException {
@@ -29,35 +42,7 @@ final class PeekedResponse implements HttpResponse {
                 rest.close();
             }
         };
-    }
-
-    @Override
-    public int statusCode() {
-        return this.original.statusCode();
-    }
-
-    @Override
-    public Headers headers() {
-        return this.original.headers();
-    }
-
-    /**
-     * Returns the body: the peeked bytes, then the rest of the original body. The same stream each time.
-     *
-     * @return the body
-     */
-    @Override
-    public InputStream body() {
-        return this.body;
-    }
-
-    @Override
-    public void close() {
-        this.original.close();
-    }
-
-    @Override
-    public String toString() {
-        return "PeekedResponse[" + this.original + "]";
+        return ForwardingProxy.of(type, original, "PeekedResponse", (method, args) -> method.getName().equals("body")
+                && method.getParameterCount() == 0 ? Optional.of(body) : Optional.empty());
     }
 }

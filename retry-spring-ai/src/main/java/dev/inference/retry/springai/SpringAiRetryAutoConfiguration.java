@@ -44,9 +44,10 @@ public final class SpringAiRetryAutoConfiguration {
     static class OpenAi {
 
         @Bean
-        static OpenAiChatModelRetryPostProcessor inferenceRetryOpenAiChatModelPostProcessor(
+        static ChatModelRetryPostProcessor<OpenAiChatModel> inferenceRetryOpenAiChatModelPostProcessor(
                 ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
-            return new OpenAiChatModelRetryPostProcessor(retriers, timer);
+            return new ChatModelRetryPostProcessor<>(OpenAiChatModel.class, OpenAiChatModelRebuild::isRetried,
+                    OpenAiChatModelRebuild::rebuild, retriers, timer);
         }
     }
 }

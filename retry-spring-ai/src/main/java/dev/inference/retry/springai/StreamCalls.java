@@ -1,22 +1,23 @@
 package dev.inference.retry.springai;
 
-import com.openai.core.http.HttpRequest;
 import dev.inference.client.CallContext;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Carries the cancellation of a stream call from the SDK client, where the caller closes the stream,
  * down to the HTTP exchange that is retrying it.
  *
- * <p>Needed because the OpenAI SDK does not: closing an {@code AsyncStreamResponse} waits for its
- * exchange's future to complete and then closes the response, but never cancels that future. The
- * client wrapper registers a cancellable {@link CallContext} here for each stream call and names it in
- * a request header; the retrying HTTP client removes the header before the request leaves the JVM and
- * takes the context, whose cancellation then ends a wait at once with no further request. Thread-safe.
+ * <p>Needed because the provider SDKs do not: closing the OpenAI SDK's {@code AsyncStreamResponse}
+ * waits for its exchange's future to complete and then closes the response, and cancelling the future
+ * the Anthropic SDK returns for a stream does not reach its exchange either. The client wrapper
+ * registers a cancellable {@link CallContext} here for each stream call and names it in a request
+ * header; {@link RetryingExchanges} removes the header before the request leaves the JVM and takes the
+ * context, whose cancellation then ends a wait at once with no further request. Thread-safe.
  */
 final class StreamCalls {
 
@@ -47,14 +48,28 @@ final class StreamCalls {
     }
 
     /**
-     * Returns the id a request carries, if any.
+     * Starts a stream call under a newly registered context, and forgets the call once it has ended.
      *
-     * @param request the request
-     * @return the id in {@link #HEADER}, or empty
+     * @param <T> what starting the call returns
+     * @param start starts the call with the id to send in {@link #HEADER}
+     * @param ended the stage that completes once the call's exchange is over (its stream ended, failed or
+     *     was closed, or it never began)
+     * @return what {@code start} returned, and the call's context, which the caller cancels to end it
+     * @throws RuntimeException what {@code start} threw, the call forgotten
      */
-    static Optional<String> idOf(HttpRequest request) {
-        List<String> values = request.headers().values(HEADER);
-        return values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));
+    <T> Started<T> start(Function<String, T> start, Function<T, CompletionStage<?>> ended) {
+        CallContext context = CallContext.cancellable();
+        String id = register(context);
+        T started;
+        try {
+            started = start.apply(id);
+        }
+        catch (RuntimeException | Error ex) {
+            forget(id);
+            throw ex;
+        }
+        ended.apply(started).whenComplete((unused, failure) -> forget(id));
+        return new Started<>(started, context);
     }
 
     /**
@@ -75,5 +90,15 @@ final class StreamCalls {
      */
     int size() {
         return this.calls.size();
+    }
+
+    /**
+     * A stream call that {@link #start} started.
+     *
+     * @param <T> what starting it returned
+     * @param call what starting it returned
+     * @param context its context; cancelling it ends a wait of its exchange at once, with no further request
+     */
+    record Started<T>(T call, CallContext context) {
     }
 }

@@ -23,9 +23,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,7 +60,7 @@ class OpenAiFailuresTests {
                 try (HttpResponse response = transport.execute(HttpRequest.builder().method(HttpMethod.POST)
                     .baseUrl("http://127.0.0.1:" + provider.port() + "/v1").addPathSegments("chat", "completions").build())) {
                     built = OpenAiFailures.retryableStatusException(response,
-                            OpenAiFailures.statusFailure(response, Clock.systemUTC()));
+                            SdkFailures.statusFailure(status, response.headers()::values, Clock.systemUTC()));
                 }
 
                 assertThat(built).isExactlyInstanceOf(thrownBySdk.getClass()).hasMessage(thrownBySdk.getMessage());
@@ -80,38 +77,6 @@ class OpenAiFailuresTests {
             finally {
                 transport.close();
             }
-        }
-    }
-
-    @Nested
-    class RetryAfterHeaders {
-
-        private final Clock clock = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
-
-        @Test
-        void preferMillisecondsToSeconds() {
-            Headers headers = Headers.builder().put("retry-after-ms", "1500").put("Retry-After", "3600").build();
-
-            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofMillis(1500));
-        }
-
-        @Test
-        void fallBackToSecondsWhenTheMillisecondsAreGarbage() {
-            Headers headers = Headers.builder().put("retry-after-ms", "soon").put("retry-after", "7").build();
-
-            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofSeconds(7));
-        }
-
-        @Test
-        void readAnHttpDate() {
-            Headers headers = Headers.builder().put("Retry-After", "Thu, 01 Jan 2026 00:00:30 GMT").build();
-
-            assertThat(OpenAiFailures.retryAfter(headers, this.clock)).contains(Duration.ofSeconds(30));
-        }
-
-        @Test
-        void areAbsentWithoutEitherHeader() {
-            assertThat(OpenAiFailures.retryAfter(Headers.builder().build(), this.clock)).isEmpty();
         }
     }
 

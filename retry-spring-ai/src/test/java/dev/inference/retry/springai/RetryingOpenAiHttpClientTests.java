@@ -130,7 +130,7 @@ class RetryingOpenAiHttpClientTests {
 
             client(QUICK).execute(request(false)).close();
 
-            assertThat(requests()).extracting((request) -> request.getHeader(RetryingOpenAiHttpClient.RETRY_COUNT_HEADER))
+            assertThat(requests()).extracting((request) -> request.getHeader(RetryingExchanges.RETRY_COUNT_HEADER))
                 .containsExactly("0", "1", "2");
         }
 
@@ -466,7 +466,7 @@ class RetryingOpenAiHttpClientTests {
             .baseUrl("http://127.0.0.1:" + port + "/v1")
             .addPathSegments("chat", "completions")
             .putHeader("Accept", stream ? "text/event-stream" : "application/json")
-            .putHeader(RetryingOpenAiHttpClient.RETRY_COUNT_HEADER, "0")
+            .putHeader(RetryingExchanges.RETRY_COUNT_HEADER, "0")
             .body(new JsonBody("{\"model\":\"gpt-4o-mini\",\"stream\":" + stream + "}", repeatable))
             .build();
     }

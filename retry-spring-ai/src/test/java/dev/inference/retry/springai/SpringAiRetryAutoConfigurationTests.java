@@ -44,6 +44,8 @@ class SpringAiRetryAutoConfigurationTests {
 
     private static final String UNUSED_PROVIDER = "http://127.0.0.1:9/v1";
 
+    private static final String OPENAI_POST_PROCESSOR = "inferenceRetryOpenAiChatModelPostProcessor";
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 SpringAiRetryAutoConfiguration.class))
@@ -60,7 +62,7 @@ class SpringAiRetryAutoConfigurationTests {
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .run((context) -> assertThat(context).hasNotFailed()
                     .doesNotHaveBean(RetryTimer.class)
-                    .doesNotHaveBean(OpenAiChatModelRetryPostProcessor.class));
+                    .doesNotHaveBean(OPENAI_POST_PROCESSOR));
         }
 
         @Test
@@ -69,7 +71,7 @@ class SpringAiRetryAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader(OpenAiChatModel.class))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .run((context) -> assertThat(context).hasNotFailed()
-                    .doesNotHaveBean(OpenAiChatModelRetryPostProcessor.class));
+                    .doesNotHaveBean(OPENAI_POST_PROCESSOR));
         }
 
         @Test
@@ -77,7 +79,7 @@ class SpringAiRetryAutoConfigurationTests {
             runner.run((context) -> {
                 assertThat(context).hasNotFailed()
                     .doesNotHaveBean(RetryTimer.class)
-                    .doesNotHaveBean(OpenAiChatModelRetryPostProcessor.class);
+                    .doesNotHaveBean(OPENAI_POST_PROCESSOR);
                 assertRetried(context.getBean(OpenAiChatModel.class), false);
             });
         }
@@ -87,7 +89,7 @@ class SpringAiRetryAutoConfigurationTests {
             runner.withBean(ChatModelRetriers.class, () -> retriers(true))
                 .withPropertyValues("inference.retry.spring-ai.enabled=false")
                 .run((context) -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(OpenAiChatModelRetryPostProcessor.class);
+                    assertThat(context).hasNotFailed().doesNotHaveBean(OPENAI_POST_PROCESSOR);
                     assertRetried(context.getBean(OpenAiChatModel.class), false);
                     assertThat(asked).isEmpty();
                 });
