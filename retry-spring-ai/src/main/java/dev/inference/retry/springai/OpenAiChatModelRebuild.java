@@ -135,10 +135,11 @@ final class OpenAiChatModelRebuild {
 
         StreamCalls calls = new StreamCalls();
         OpenAIClient retried = client.withOptions((builder) -> builder
-            .httpClient(new RetryingOpenAiHttpClient(transport, retrier, timer, options.streamHandlerExecutor(), calls))
+            .httpClient(RetryingOpenAiHttpClient.create(transport, retrier, timer, options.streamHandlerExecutor(),
+                    calls))
             .maxRetries(0));
         OpenAIClientAsync retriedAsync = CancellableStreams.wrap(clientAsync.withOptions((builder) -> builder
-            .httpClient(new RetryingOpenAiHttpClient(asyncTransport, retrier, timer,
+            .httpClient(RetryingOpenAiHttpClient.create(asyncTransport, retrier, timer,
                     asyncOptions.streamHandlerExecutor(), calls))
             .maxRetries(0)), calls);
         OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);

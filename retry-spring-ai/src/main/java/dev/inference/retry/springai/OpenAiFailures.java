@@ -51,15 +51,12 @@ final class OpenAiFailures {
     static OpenAIServiceException retryableStatusException(HttpResponse response, HttpStatusException typed) {
         JsonField<ErrorObject> error = errorBody(response);
         Headers headers = response.headers();
-        int status = typed.status();
-        if (status == 429) {
-            return RateLimitException.builder().headers(headers).error(error).cause(typed).build();
-        }
-        if (status >= 500 && status <= 599) {
-            return InternalServerException.builder().statusCode(status).headers(headers).error(error).cause(typed).build();
-        }
-        return UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).error(error).cause(typed)
-            .build();
+        return SdkFailures.byStatus(typed.status(),
+                () -> RateLimitException.builder().headers(headers).error(error).cause(typed).build(),
+                (status) -> InternalServerException.builder().statusCode(status).headers(headers).error(error)
+                    .cause(typed).build(),
+                (status) -> UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).error(error)
+                    .cause(typed).build());
     }
 
     /**

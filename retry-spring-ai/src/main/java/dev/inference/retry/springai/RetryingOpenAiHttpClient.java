@@ -1,6 +1,5 @@
 package dev.inference.retry.springai;
 
-import com.openai.core.RequestOptions;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpRequestBody;
@@ -12,10 +11,7 @@ import dev.inference.retry.Retrier;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -32,64 +28,26 @@ import org.jspecify.annotations.Nullable;
  * an {@link ExhaustedException} itself, and a stream signals it in a
  * {@link java.util.concurrent.CompletionException}, as the SDK signals its own failures. Thread-safe.
  */
-final class RetryingOpenAiHttpClient implements HttpClient {
+final class RetryingOpenAiHttpClient {
 
-    private final HttpClient delegate;
-
-    private final RetryingExchanges<HttpRequest, HttpResponse> exchanges;
+    private RetryingOpenAiHttpClient() {
+    }
 
     /**
-     * Creates the client.
+     * Makes the client.
      *
      * @param delegate the transport: the client the SDK would use, making one request per call
      * @param retrier the decisions
-     * @param timer the timer of {@link #executeAsync}'s waits
-     * @param streamReader where {@link #executeAsync} reads a stream's first event, which blocks until it
-     *     arrives; such as the SDK's stream handler executor
+     * @param timer the timer of the waits of {@code executeAsync}
+     * @param streamReader where {@code executeAsync} reads a stream's first events, which blocks until
+     *     they arrive; such as the SDK's stream handler executor
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
+     * @return the retrying client (see {@link RetryingHttpClient}); closing it closes the transport
      */
-    RetryingOpenAiHttpClient(HttpClient delegate, Retrier retrier, RetryTimer timer, Executor streamReader,
+    static HttpClient create(HttpClient delegate, Retrier retrier, RetryTimer timer, Executor streamReader,
             StreamCalls streamCalls) {
-        this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
-        this.exchanges = new RetryingExchanges<>(new OpenAiSdk(), retrier, timer, streamReader, streamCalls);
-    }
-
-    /**
-     * Makes the exchange, retrying as {@link RetryingExchanges#execute} describes; blocks during waits.
-     *
-     * @return the response of the first attempt that succeeded, or of a permanent failure, untouched
-     * @throws ExhaustedException when every allowed attempt failed with a retryable failure
-     * @throws CancellationException when the thread was interrupted during a wait
-     * @throws RuntimeException what the transport threw, when it is not retryable
-     */
-    @Override
-    public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
-        return this.exchanges.execute(request, (attempt) -> this.delegate.execute(attempt, requestOptions));
-    }
-
-    /**
-     * Starts the exchange, retrying as {@link RetryingExchanges#executeAsync} describes, without blocking.
-     *
-     * @return a future of the response of the first attempt that succeeded, or of a permanent failure,
-     *     untouched; or failed with the exception that ended the exchange. Cancelling it ends the
-     *     exchange.
-     */
-    @Override
-    public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
-        return this.exchanges.executeAsync(request, (attempt) -> this.delegate.executeAsync(attempt, requestOptions));
-    }
-
-    /**
-     * Closes the transport.
-     */
-    @Override
-    public void close() {
-        this.delegate.close();
-    }
-
-    @Override
-    public String toString() {
-        return "RetryingOpenAiHttpClient[retrier=" + this.exchanges.retrier() + ", delegate=" + this.delegate + "]";
+        return RetryingHttpClient.of(HttpClient.class, delegate,
+                new RetryingExchanges<>(new OpenAiSdk(), retrier, timer, streamReader, streamCalls));
     }
 
     /** The OpenAI SDK's HTTP types, and its failures as {@link OpenAiFailures} builds them. */

@@ -11,6 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,6 +61,26 @@ final class SdkFailures {
     static Optional<Duration> retryAfter(Function<String, List<String>> headers, Clock clock) {
         Optional<Duration> millis = RetryAfter.parseMillis(first(headers.apply(RETRY_AFTER_MS)));
         return millis.isPresent() ? millis : RetryAfter.parse(first(headers.apply(RETRY_AFTER)), clock);
+    }
+
+    /**
+     * Picks the exception an SDK's error handler throws for a retryable status, as both SDKs' handlers
+     * pick it: their rate limit exception for 429, their internal server exception for 500 to 599, their
+     * unexpected status exception for any other (408).
+     *
+     * @param <E> the SDK's service exception type
+     * @param status the retryable status
+     * @param rateLimited builds the rate limit exception
+     * @param serverError builds the internal server exception for a status
+     * @param unexpected builds the unexpected status exception for a status
+     * @return the exception built
+     */
+    static <E extends RuntimeException> E byStatus(int status, Supplier<? extends E> rateLimited,
+            IntFunction<? extends E> serverError, IntFunction<? extends E> unexpected) {
+        if (status == 429) {
+            return rateLimited.get();
+        }
+        return (status >= 500 && status <= 599) ? serverError.apply(status) : unexpected.apply(status);
     }
 
     /**

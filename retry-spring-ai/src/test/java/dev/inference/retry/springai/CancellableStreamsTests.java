@@ -12,6 +12,7 @@ import com.openai.client.OpenAIClientAsync;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.core.ClientOptions;
 import com.openai.core.http.AsyncStreamResponse;
+import com.openai.core.http.HttpClient;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import dev.inference.retry.Policy;
@@ -51,7 +52,7 @@ class CancellableStreamsTests {
     void setUp() {
         this.provider.start();
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1))).build();
-        RetryingOpenAiHttpClient retrying = new RetryingOpenAiHttpClient(SpringAiOpenAiHttpClient.builder().build(),
+        HttpClient retrying = RetryingOpenAiHttpClient.create(SpringAiOpenAiHttpClient.builder().build(),
                 retrier, this.timer, this.streamReader, this.calls);
         this.plain = new OpenAIClientAsyncImpl(ClientOptions.builder().httpClient(retrying)
             .baseUrl("http://127.0.0.1:" + this.provider.port() + "/v1")

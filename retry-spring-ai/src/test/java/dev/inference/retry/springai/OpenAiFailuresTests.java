@@ -12,12 +12,10 @@ import com.openai.core.http.Headers;
 import com.openai.core.http.HttpMethod;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpResponse;
-import com.openai.errors.OpenAIIoException;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.errors.SseException;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import dev.inference.failure.HttpStatusException;
-import dev.inference.failure.NetworkException;
 import dev.inference.retry.Classification;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -125,25 +123,6 @@ class OpenAiFailuresTests {
                 """)
         void areNotFoundInContent(String data) {
             assertThat(OpenAiFailures.inBandFailure(data, okResponse())).isEmpty();
-        }
-    }
-
-    @Nested
-    class NetworkFailures {
-
-        @Test
-        void keepTheTransportsExceptionWithANetworkFailureInItsCauses() {
-            IOException reset = new IOException("Connection reset");
-            OpenAIIoException thrown = new OpenAIIoException("Request failed", reset);
-            thrown.addSuppressed(new IllegalStateException("earlier"));
-
-            OpenAIIoException failure = OpenAiFailures.networkFailure(thrown);
-
-            assertThat(failure).hasMessage("Request failed");
-            assertThat(failure.getStackTrace()).isEqualTo(thrown.getStackTrace());
-            assertThat(failure.getSuppressed()).containsExactly(thrown.getSuppressed());
-            assertThat(failure.getCause()).isInstanceOf(NetworkException.class).hasCause(reset);
-            assertThat(Classification.isRetryable(failure)).isTrue();
         }
     }
 

@@ -189,7 +189,7 @@ class RetryingOpenAiHttpClientTests {
                     throw new AssertionError("listener");
                 }
             }).build();
-            RetryingOpenAiHttpClient client = new RetryingOpenAiHttpClient(closeRecording, failingListener, timer,
+            HttpClient client = RetryingOpenAiHttpClient.create(closeRecording, failingListener, timer,
                     streamReader, streamCalls);
 
             assertThatThrownBy(() -> client.execute(request(false))).isInstanceOf(AssertionError.class).hasMessage("listener");
@@ -240,7 +240,7 @@ class RetryingOpenAiHttpClientTests {
         void endsTheWaitAtOnceWhenTheApplicationShutsDown() throws InterruptedException {
             provider.always(aResponse().withStatus(429).withHeader("Retry-After", "3600"));
             ShutdownSignal shutdown = ShutdownSignal.create();
-            RetryingOpenAiHttpClient client = client(Retrier.builder(QUICK).listener(events).shutdownSignal(shutdown)
+            HttpClient client = client(Retrier.builder(QUICK).listener(events).shutdownSignal(shutdown)
                 .build());
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread caller = new Thread(() -> {
@@ -391,7 +391,7 @@ class RetryingOpenAiHttpClientTests {
         @Test
         void retriesAStreamCutBeforeItsFirstEventWasComplete() throws IOException {
             try (CutStreamServer cutting = new CutStreamServer("data: {\"id\":")) {
-                RetryingOpenAiHttpClient client = client(QUICK);
+                HttpClient client = client(QUICK);
 
                 assertThatThrownBy(() -> client.execute(request(true, true, cutting.port())))
                     .isInstanceOfSatisfying(ExhaustedException.class,
@@ -415,12 +415,12 @@ class RetryingOpenAiHttpClientTests {
         }
     }
 
-    private RetryingOpenAiHttpClient client(Policy policy) {
+    private HttpClient client(Policy policy) {
         return client(Retrier.builder(policy).name("test").listener(this.events).build());
     }
 
-    private RetryingOpenAiHttpClient client(Retrier retrier) {
-        return new RetryingOpenAiHttpClient(this.transport, retrier, this.timer, (task) -> {
+    private HttpClient client(Retrier retrier) {
+        return RetryingOpenAiHttpClient.create(this.transport, retrier, this.timer, (task) -> {
             this.streamReads.incrementAndGet();
             this.streamReader.execute(task);
         }, this.streamCalls);
