@@ -8,6 +8,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import dev.inference.client.CallContext;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -38,12 +39,9 @@ final class CancellableStreams {
      * @return the wrapping client
      */
     static OpenAIClientAsync wrap(OpenAIClientAsync client, StreamCalls calls) {
-        return proxy(OpenAIClientAsync.class, client, (method, args) -> switch (method.getName()) {
-            case "chat" -> Optional.of(chat((ChatServiceAsync) ForwardingProxy.invoke(client, method, args), calls));
-            case "withOptions" -> Optional.of(wrap((OpenAIClientAsync) ForwardingProxy.invoke(client, method, args),
-                    calls));
-            default -> Optional.empty();
-        });
+        return proxy(OpenAIClientAsync.class, client, ForwardingProxy.wrappingResults(client,
+                Map.of("chat", (chat) -> chat((ChatServiceAsync) chat, calls),
+                        "withOptions", (view) -> wrap((OpenAIClientAsync) view, calls))));
     }
 
     /**
@@ -57,28 +55,22 @@ final class CancellableStreams {
     }
 
     private static ChatServiceAsync chat(ChatServiceAsync chat, StreamCalls calls) {
-        return proxy(ChatServiceAsync.class, chat, (method, args) -> switch (method.getName()) {
-            case "completions" -> Optional.of(completions(
-                    (ChatCompletionServiceAsync) ForwardingProxy.invoke(chat, method, args), calls));
-            case "withOptions" -> Optional.of(chat((ChatServiceAsync) ForwardingProxy.invoke(chat, method, args),
-                    calls));
-            default -> Optional.empty();
-        });
+        return proxy(ChatServiceAsync.class, chat, ForwardingProxy.wrappingResults(chat,
+                Map.of("completions", (completions) -> completions((ChatCompletionServiceAsync) completions, calls),
+                        "withOptions", (view) -> chat((ChatServiceAsync) view, calls))));
     }
 
     private static ChatCompletionServiceAsync completions(ChatCompletionServiceAsync completions, StreamCalls calls) {
-        return proxy(ChatCompletionServiceAsync.class, completions, (method, args) -> {
-            if (method.getName().equals("withOptions")) {
-                return Optional.of(completions(
-                        (ChatCompletionServiceAsync) ForwardingProxy.invoke(completions, method, args), calls));
-            }
+        ForwardingProxy.Interception views = ForwardingProxy.wrappingResults(completions,
+                Map.of("withOptions", (view) -> completions((ChatCompletionServiceAsync) view, calls)));
+        return proxy(ChatCompletionServiceAsync.class, completions, views.orElse((method, args) -> {
             if (method.getName().equals("createStreaming") && !method.isDefault()
                     && method.getParameterTypes()[0] == ChatCompletionCreateParams.class) {
                 return Optional.of(createStreaming(completions, (ChatCompletionCreateParams) args[0],
                         (RequestOptions) args[1], calls));
             }
             return Optional.empty();
-        });
+        }));
     }
 
     private static <T> T proxy(Class<T> type, T target, ForwardingProxy.Interception interception) {

@@ -4,7 +4,9 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -75,6 +77,24 @@ final class ForwardingProxy {
         }
     }
 
+    /**
+     * Returns an interception that calls the target for some methods and passes what they return
+     * through a function: for the views an SDK client hands out (a service, or a copy of itself with
+     * other options) to be wrapped in turn. Default methods are not taken: they run on the proxy and
+     * reach these methods through it.
+     *
+     * @param target the object the proxy forwards to
+     * @param wrappers the function for each method name, given what the target returned
+     * @return the interception
+     */
+    static Interception wrappingResults(Object target, Map<String, Function<Object, Object>> wrappers) {
+        return (method, args) -> {
+            Function<Object, Object> wrapper = wrappers.get(method.getName());
+            return (wrapper == null || method.isDefault()) ? Optional.empty()
+                    : Optional.of(wrapper.apply(invoke(target, method, args)));
+        };
+    }
+
     /** Decides whether a proxy handles a method itself: a result, or empty to forward the call. */
     @FunctionalInterface
     interface Interception {
@@ -87,6 +107,19 @@ final class ForwardingProxy {
          * @return the result to return, or empty to forward the call to the target
          */
         Optional<Object> intercept(Method method, @Nullable Object[] args);
+
+        /**
+         * Returns an interception that tries this one, then the other.
+         *
+         * @param other the interception for the calls this one does not take
+         * @return the combined interception
+         */
+        default Interception orElse(Interception other) {
+            return (method, args) -> {
+                Optional<Object> result = intercept(method, args);
+                return result.isPresent() ? result : other.intercept(method, args);
+            };
+        }
     }
 
     /** Forwards every call to the target, except those the interception takes. */

@@ -1,6 +1,7 @@
 package dev.inference.retry.springai;
 
 import com.openai.client.OpenAIClientAsync;
+import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpResponse;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
@@ -10,8 +11,9 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image needs to rebuild OpenAI chat models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild} reads, the JDK proxies {@link CancellableStreams} makes, and the
- * proxy of a stream response whose first event was read ({@link PeekedResponse}).
+ * {@link OpenAiChatModelRebuild} reads, and the JDK proxies this module makes of the SDK's interfaces
+ * (the clients of {@link CancellableStreams}, the HTTP client of {@link RetryingHttpClient}, and a
+ * stream response whose first event was read, {@link PeekedResponse}).
  */
 final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -21,6 +23,7 @@ final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);
+        hints.proxies().registerJdkProxy(HttpClient.class);
         hints.proxies().registerJdkProxy(HttpResponse.class);
     }
 }

@@ -1,7 +1,10 @@
 package dev.inference.retry.springai;
 
+import com.anthropic.client.AnthropicClientAsyncImpl;
+import com.anthropic.client.AnthropicClientImpl;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
+import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,10 +23,10 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists (the
  * application's {@code inference.retry.*} settings provide one, see
  * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
- * is not {@code false}. Then every {@code OpenAiChatModel}
- * bean for which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients
- * whose HTTP exchanges that retrier retries and whose own retries are off. Without the OpenAI model
- * on the class path, nothing of it is loaded.
+ * is not {@code false}. Then every {@code OpenAiChatModel} and {@code AnthropicChatModel} bean for
+ * which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients whose HTTP
+ * exchanges that retrier retries and whose own retries are off. Without a provider's model on the
+ * class path, nothing of that provider is loaded.
  */
 @AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
@@ -48,6 +51,20 @@ public final class SpringAiRetryAutoConfiguration {
                 ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
             return new ChatModelRetryPostProcessor<>(OpenAiChatModel.class, OpenAiChatModelRebuild::isRetried,
                     OpenAiChatModelRebuild::rebuild, retriers, timer);
+        }
+    }
+
+    /** The Anthropic model, on the official Anthropic Java SDK. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ AnthropicChatModel.class, AnthropicClientImpl.class, AnthropicClientAsyncImpl.class })
+    @ImportRuntimeHints(AnthropicRetryRuntimeHints.class)
+    static class Anthropic {
+
+        @Bean
+        static ChatModelRetryPostProcessor<AnthropicChatModel> inferenceRetryAnthropicChatModelPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            return new ChatModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
+                    AnthropicChatModelRebuild::rebuild, retriers, timer);
         }
     }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.util.TestPropertyValues;
+import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.DefaultResourceLoader;
@@ -45,8 +46,16 @@ class ChatModelClientRetriesDefaultsTests {
 
         postProcess();
 
-        assertThat(this.environment.getPropertySources().contains(ChatModelClientRetriesDefaults.PROPERTY_SOURCE_NAME))
-            .isFalse();
+        PropertySource<?> defaults = this.environment.getPropertySources()
+            .get(ChatModelClientRetriesDefaults.PROPERTY_SOURCE_NAME);
+        assertThat(defaults == null || !defaults.containsProperty(CHAT_MAX_RETRIES)).isTrue();
+    }
+
+    @Test
+    void turnsTheAnthropicModelsClientRetriesOffToo() {
+        postProcess();
+
+        assertThat(this.environment.getProperty("spring.ai.anthropic.max-retries")).isEqualTo("0");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.inference.retry.springai;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,8 +46,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -490,16 +489,6 @@ class RetryingOpenAiHttpClientTests {
 
     private static ResponseDefinitionBuilder eventStream(String body) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Condition not met within " + timeout);
-            }
-            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
-        }
     }
 
     /** A JSON request body, as the SDK makes one: repeatable unless told otherwise. */

@@ -1,6 +1,7 @@
 package dev.inference.retry.springai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
@@ -12,23 +13,36 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A WireMock server on a free loopback port standing in for OpenAI's chat completions endpoint, with
- * the two ways the tests script it: answers in turn, or one answer always. Registered as a static
- * extension, it runs for the whole test class.
+ * A WireMock server on a free loopback port standing in for a provider's chat endpoint (OpenAI's chat
+ * completions unless told otherwise), with the two ways the tests script it: answers in turn, or one
+ * answer always. Registered as a static extension, it runs for the whole test class.
  */
 final class ScriptedProvider extends WireMockServer implements BeforeAllCallback, AfterAllCallback {
 
-    private ScriptedProvider() {
+    private final String path;
+
+    private ScriptedProvider(String path) {
         super(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+        this.path = path;
     }
 
     /**
-     * Returns a provider, not yet started.
+     * Returns a provider of OpenAI's chat completions endpoint, not yet started.
      *
      * @return the provider
      */
     static ScriptedProvider onLoopback() {
-        return new ScriptedProvider();
+        return onLoopback(OpenAiWire.PATH);
+    }
+
+    /**
+     * Returns a provider of a chat endpoint, not yet started.
+     *
+     * @param path the endpoint's path, which every request is a {@code POST} to
+     * @return the provider
+     */
+    static ScriptedProvider onLoopback(String path) {
+        return new ScriptedProvider(path);
     }
 
     @Override
@@ -50,7 +64,7 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
     void script(ResponseDefinitionBuilder... responses) {
         for (int i = 0; i < responses.length; i++) {
             String state = (i == 0) ? STARTED : "answer " + i;
-            stubFor(post(urlEqualTo(OpenAiWire.PATH)).inScenario("script")
+            stubFor(post(urlEqualTo(this.path)).inScenario("script")
                 .whenScenarioStateIs(state)
                 .willReturn(responses[i])
                 .willSetStateTo((i + 1 < responses.length) ? "answer " + (i + 1) : state));
@@ -59,6 +73,11 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
 
     /** Answers every request with this response. */
     void always(ResponseDefinitionBuilder response) {
-        stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(response));
+        stubFor(post(urlEqualTo(this.path)).willReturn(response));
+    }
+
+    /** Returns how many requests the endpoint received. */
+    int requests() {
+        return countRequestsMatching(postRequestedFor(urlEqualTo(this.path)).build()).getCount();
     }
 }

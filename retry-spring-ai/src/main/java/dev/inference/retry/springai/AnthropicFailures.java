@@ -1,0 +1,132 @@
+package dev.inference.retry.springai;
+
+import com.anthropic.core.JsonMissing;
+import com.anthropic.core.JsonValue;
+import com.anthropic.core.ObjectMappers;
+import com.anthropic.core.http.Headers;
+import com.anthropic.core.http.HttpResponse;
+import com.anthropic.errors.AnthropicIoException;
+import com.anthropic.errors.AnthropicServiceException;
+import com.anthropic.errors.InternalServerException;
+import com.anthropic.errors.RateLimitException;
+import com.anthropic.errors.SseException;
+import com.anthropic.errors.UnexpectedStatusCodeException;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import java.io.InputStream;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns what an Anthropic SDK exchange produced into the failures the retry decisions classify, in the
+ * form the SDK itself would have thrown.
+ *
+ * <p>Each failure is the SDK's own exception class, built with the SDK's public builders from the same
+ * status, headers and body its error handler reads (Anthropic Java SDK 2.52.0: the whole body, such as
+ * {@code {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}), with the core's
+ * typed failure ({@link HttpStatusException} or {@link NetworkException}) as its cause. The typed
+ * cause is what {@link dev.inference.retry.Classification} reads; the SDK class on top is what the
+ * caller finds as the cause of an {@link dev.inference.retry.ExhaustedException}.
+ */
+final class AnthropicFailures {
+
+    /** The event that reports a failure in a stream; the SDK throws an {@link SseException} for it. */
+    private static final String ERROR_EVENT = "error";
+
+    /** Events that come before a stream's content and say nothing of its outcome. */
+    private static final Set<String> PREAMBLE = Set.of("message_start", "ping");
+
+    private AnthropicFailures() {
+    }
+
+    /**
+     * Builds the exception the SDK throws for a retryable status: {@link RateLimitException} for 429,
+     * {@link InternalServerException} for 500 to 599 (Anthropic's 529 "overloaded" among them),
+     * {@link UnexpectedStatusCodeException} for any other (408). Reads and consumes the response body;
+     * the caller closes the response.
+     *
+     * @param response the response whose status {@code typed} describes
+     * @param typed the typed failure, attached as the cause
+     * @return the SDK's exception for the response
+     */
+    static AnthropicServiceException retryableStatusException(HttpResponse response, HttpStatusException typed) {
+        JsonValue body = errorBody(response);
+        Headers headers = response.headers();
+        return SdkFailures.byStatus(typed.status(),
+                () -> RateLimitException.builder().headers(headers).body(body).cause(typed).build(),
+                (status) -> InternalServerException.builder().statusCode(status).headers(headers).body(body)
+                    .cause(typed).build(),
+                (status) -> UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).body(body)
+                    .cause(typed).build());
+    }
+
+    /**
+     * Returns the transport's I/O failure as the SDK threw it, with a {@link NetworkException} in its
+     * cause chain (see {@link SdkFailures#asNetworkFailure}).
+     *
+     * @param thrown what the transport threw
+     * @return the copy, which classifies as a network failure
+     */
+    static AnthropicIoException networkFailure(AnthropicIoException thrown) {
+        return SdkFailures.asNetworkFailure(thrown, AnthropicIoException::new);
+    }
+
+    /**
+     * Tells whether a stream event comes before the content and says nothing of the outcome:
+     * {@code message_start} (the message's id and model, with no content yet) and {@code ping}.
+     *
+     * @param event the event
+     * @return {@code true} for such an event
+     */
+    static boolean isPreamble(FirstSseEvent.Event event) {
+        return event.name() != null && PREAMBLE.contains(event.name());
+    }
+
+    /**
+     * Classifies a stream's first event that is not preamble: an {@code error} event there is the
+     * provider's in-band failure, sent before any content.
+     *
+     * @param event the event
+     * @param response the response the event came in, for the SDK exception's status and headers
+     * @return the {@link SseException} the SDK throws for that event, caused by a retryable
+     *     {@link HttpStatusException} when the error's type is transient ({@code overloaded_error}: 503,
+     *     {@code api_error}: 500, {@code rate_limit_error}: 429) and with no cause when it is permanent;
+     *     or empty when the event is not an error
+     */
+    static Optional<SseException> inBandFailure(FirstSseEvent.Event event, HttpResponse response) {
+        if (!ERROR_EVENT.equals(event.name())) {
+            return Optional.empty();
+        }
+        JsonNode data = readTree(event.data());
+        JsonNode error = (data != null) ? data.get("error") : null;
+        String type = (error != null && error.get("type") != null && error.get("type").isTextual())
+                ? error.get("type").asText() : null;
+        return Optional.of(SseException.builder()
+            .statusCode(response.statusCode())
+            .headers(response.headers())
+            .body((data != null) ? JsonValue.fromJsonNode(data) : JsonMissing.of())
+            .cause(SdkFailures.inBandFailure(type, null))
+            .build());
+    }
+
+    /** Reads an error body as the SDK's error handler does: the whole body, or missing if it is not JSON. */
+    private static JsonValue errorBody(HttpResponse response) {
+        try (InputStream body = response.body()) {
+            return ObjectMappers.jsonMapper().readValue(body, JsonValue.class);
+        }
+        catch (Exception unreadable) {
+            return JsonMissing.of();
+        }
+    }
+
+    private static @Nullable JsonNode readTree(String data) {
+        try {
+            return ObjectMappers.jsonMapper().readTree(data);
+        }
+        catch (Exception notJson) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+
+import com.anthropic.errors.BadRequestException;
+import com.anthropic.errors.InternalServerException;
+import com.anthropic.errors.SseException;
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import java.util.List;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Spring AI 2.0.1's real Anthropic model, auto-configured as an application gets it, against a provider
+ * speaking Anthropic's wire format on a loopback port: its exchanges are retried beneath the bean, with
+ * its own client's retries off (whose default, {@code spring.ai.anthropic.max-retries}, is 2).
+ */
+class AnthropicChatModelRetryTests extends ChatModelRetryContract {
+
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback(AnthropicWire.PATH);
+
+    @Override
+    ScriptedProvider provider() {
+        return provider;
+    }
+
+    @Override
+    String beanName() {
+        return "anthropicChatModel";
+    }
+
+    @Override
+    ApplicationContextRunner runnerAgainst(int port) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(AnthropicChatAutoConfiguration.class,
+                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.anthropic.base-url=http://127.0.0.1:" + port,
+                    "spring.ai.anthropic.api-key=test", "spring.ai.anthropic.max-retries=0");
+    }
+
+    @Override
+    ResponseDefinitionBuilder completion(String content) {
+        return aResponse().withHeader("Content-Type", "application/json").withBody(AnthropicWire.message(content));
+    }
+
+    @Override
+    ResponseDefinitionBuilder stream(String... contents) {
+        return aResponse().withHeader("Content-Type", "text/event-stream")
+            .withBody(AnthropicWire.stream(List.of(contents)));
+    }
+
+    @Override
+    String errorBody(String type, String message) {
+        return AnthropicWire.error(type, message);
+    }
+
+    @Override
+    String serverErrorType() {
+        return "overloaded_error";
+    }
+
+    @Override
+    String streamWithErrorFirst(String type, String message) {
+        return AnthropicWire.errorEvent(type, message);
+    }
+
+    @Override
+    String firstChunkOfContent(String content) {
+        return AnthropicWire.start() + AnthropicWire.delta(content);
+    }
+
+    @Override
+    Class<? extends RuntimeException> serverErrorException() {
+        return InternalServerException.class;
+    }
+
+    @Override
+    Class<? extends RuntimeException> badRequestException() {
+        return BadRequestException.class;
+    }
+
+    @Override
+    Class<? extends RuntimeException> inBandErrorException() {
+        return SseException.class;
+    }
+
+    /** The SDK says the status and the whole error body. */
+    @Override
+    String sdkMessage(int status, String errorBody) {
+        return status + ": " + errorBody;
+    }
+
+    @Override
+    Throwable unwrapStreamFailure(Throwable signalled) {
+        return signalled;
+    }
+}
