@@ -89,13 +89,14 @@ final class AnthropicFailures {
      * provider's in-band failure, sent before any content.
      *
      * @param event the event
-     * @param response the response the event came in, for the SDK exception's status and headers
+     * @param status the status of the response the event came in, for the SDK exception
+     * @param headers the headers of that response, for the SDK exception
      * @return the {@link SseException} the SDK throws for that event, caused by a retryable
      *     {@link HttpStatusException} when the error's type is transient ({@code overloaded_error}: 503,
      *     {@code api_error}: 500, {@code rate_limit_error}: 429) and with no cause when it is permanent;
      *     or empty when the event is not an error
      */
-    static Optional<SseException> inBandFailure(FirstSseEvent.Event event, HttpResponse response) {
+    static Optional<SseException> inBandFailure(FirstSseEvent.Event event, int status, Headers headers) {
         if (!ERROR_EVENT.equals(event.name())) {
             return Optional.empty();
         }
@@ -104,8 +105,8 @@ final class AnthropicFailures {
         String type = (error != null && error.get("type") != null && error.get("type").isTextual())
                 ? error.get("type").asText() : null;
         return Optional.of(SseException.builder()
-            .statusCode(response.statusCode())
-            .headers(response.headers())
+            .statusCode(status)
+            .headers(headers)
             .body((data != null) ? JsonValue.fromJsonNode(data) : JsonMissing.of())
             .cause(SdkFailures.inBandFailure(type, null))
             .build());

@@ -117,7 +117,8 @@ final class RetryingAnthropicHttpClient {
 
         @Override
         public Optional<RuntimeException> inBandException(FirstSseEvent.Event event, HttpResponse response) {
-            return AnthropicFailures.inBandFailure(event, response).map(RuntimeException.class::cast);
+            return AnthropicFailures.inBandFailure(event, response.statusCode(), response.headers())
+                .map(RuntimeException.class::cast);
         }
     }
 }

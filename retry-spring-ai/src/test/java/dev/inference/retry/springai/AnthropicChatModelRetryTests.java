@@ -1,12 +1,17 @@
 package dev.inference.retry.springai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.errors.BadRequestException;
 import com.anthropic.errors.InternalServerException;
 import com.anthropic.errors.SseException;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
@@ -97,5 +102,34 @@ class AnthropicChatModelRetryTests extends ChatModelRetryContract {
     @Override
     Throwable unwrapStreamFailure(Throwable signalled) {
         return signalled;
+    }
+
+    /** Anthropic opens every stream with message_start, and pings, before its content begins. */
+    @Nested
+    class StreamPreamble {
+
+        @Test
+        void retriesAnOverloadedErrorSentAfterTheMessageStartedButBeforeAnyContent() {
+            provider.script(eventStream(AnthropicWire.start() + AnthropicWire.ping()
+                    + AnthropicWire.errorEvent("overloaded_error", "Overloaded")), stream("Hel", "lo"));
+            run((context) -> {
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+
+                assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void passesAPermanentErrorSentAfterTheMessageStartedThroughAsTheSdkThrowsIt() {
+            String body = AnthropicWire.error("invalid_request_error", "Bad");
+            provider.always(eventStream(AnthropicWire.start() + AnthropicWire.event("error", body)));
+            run((context) -> {
+                assertThatThrownBy(() -> streaming(context).stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOf(SseException.class)
+                    .hasMessage("200: " + body);
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
     }
 }

@@ -272,7 +272,8 @@ abstract class ChatModelRetryContract {
         }
     }
 
-    private void run(ContextConsumer<AssertableApplicationContext> test) {
+    /** Runs a test against the provider, with the model's bean retried with three attempts. */
+    void run(ContextConsumer<AssertableApplicationContext> test) {
         runAgainst(provider().port(), test);
     }
 
@@ -295,7 +296,7 @@ abstract class ChatModelRetryContract {
         return context.getBean(beanName(), ChatModel.class);
     }
 
-    private StreamingChatModel streaming(AssertableApplicationContext context) {
+    StreamingChatModel streaming(AssertableApplicationContext context) {
         return context.getBean(beanName(), StreamingChatModel.class);
     }
 
@@ -313,7 +314,7 @@ abstract class ChatModelRetryContract {
         return aResponse().withStatus(400).withBody(errorBody("invalid_request_error", "Bad"));
     }
 
-    private static ResponseDefinitionBuilder eventStream(String body) {
+    static ResponseDefinitionBuilder eventStream(String body) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
     }
 }

@@ -78,6 +78,63 @@ class FirstSseEventTests {
     }
 
     @Nested
+    class Names {
+
+        @Test
+        void giveTheEventsNameWithItsData() throws IOException {
+            FirstSseEvent first = FirstSseEvent.read(stream("event: error\ndata: {}\n\n"), 1024);
+
+            assertThat(first.event()).isEqualTo(new FirstSseEvent.Event("error", "{}"));
+        }
+
+        @Test
+        void areAbsentFromAnEventWithoutOne() throws IOException {
+            FirstSseEvent first = FirstSseEvent.read(stream("data: {}\n\n"), 1024);
+
+            assertThat(first.event()).isEqualTo(new FirstSseEvent.Event(null, "{}"));
+        }
+
+        @Test
+        void doNotCarryOverToTheNextEvent() throws IOException {
+            FirstSseEvent first = FirstSseEvent.read(stream("event: ping\n\ndata: a\n\n"), 1024);
+
+            assertThat(first.event()).isEqualTo(new FirstSseEvent.Event(null, "a"));
+        }
+    }
+
+    @Nested
+    class Preamble {
+
+        @Test
+        void isReadPastToTheFirstOtherEvent() throws IOException {
+            String stream = "event: message_start\ndata: s\n\nevent: ping\ndata: p\n\nevent: error\ndata: e\n\n";
+
+            FirstSseEvent first = FirstSseEvent.read(stream(stream), 1024, (event) -> !"error".equals(event.name()));
+
+            assertThat(first.event()).isEqualTo(new FirstSseEvent.Event("error", "e"));
+            assertThat(new String(first.bytesRead(), StandardCharsets.UTF_8)).isEqualTo(stream);
+        }
+
+        @Test
+        void countsTowardsTheLimit() throws IOException {
+            String stream = "event: ping\ndata: p\n\n".repeat(10) + "data: a\n\n";
+
+            FirstSseEvent first = FirstSseEvent.read(stream(stream), 64, (event) -> "ping".equals(event.name()));
+
+            assertThat(first.event()).isNull();
+            assertThat(first.bytesRead()).hasSize(64);
+        }
+
+        @Test
+        void leavesNoEventWhenTheStreamEndsAfterIt() throws IOException {
+            FirstSseEvent first = FirstSseEvent.read(stream("event: ping\ndata: p\n\n"), 1024,
+                    (event) -> "ping".equals(event.name()));
+
+            assertThat(first.event()).isNull();
+        }
+    }
+
+    @Nested
     class Reading {
 
         @Test
