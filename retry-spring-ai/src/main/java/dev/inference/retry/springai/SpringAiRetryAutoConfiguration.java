@@ -23,7 +23,9 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * is not {@code false}. Then every {@code OpenAiChatModel}
  * bean for which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients
  * whose HTTP exchanges that retrier retries and whose own retries are off. Without the OpenAI model
- * on the class path, nothing of it is loaded.
+ * on the class path, nothing of it is loaded. Every other chat model bean with a retrier (see
+ * {@link ChatModelsRetriedBeneath}) becomes a proxy of its own class that retries its calls above the
+ * HTTP exchange (see {@link ChatModelProxyRetryPostProcessor}).
  */
 @AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
@@ -47,6 +49,20 @@ public final class SpringAiRetryAutoConfiguration {
         static OpenAiChatModelRetryPostProcessor inferenceRetryOpenAiChatModelPostProcessor(
                 ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
             return new OpenAiChatModelRetryPostProcessor(retriers, timer);
+        }
+    }
+
+    /**
+     * Every other chat model, such as an application's own: retried above its HTTP exchange, by a proxy of
+     * its class.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class OtherChatModels {
+
+        @Bean
+        static ChatModelProxyRetryPostProcessor inferenceRetryChatModelProxyPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
+            return new ChatModelProxyRetryPostProcessor(retriers, translators);
         }
     }
 }
