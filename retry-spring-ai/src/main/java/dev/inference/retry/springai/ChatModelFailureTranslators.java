@@ -50,17 +50,17 @@ final class ChatModelFailureTranslators {
     static List<ChatModelFailureTranslator> builtIn(@Nullable ClassLoader classLoader, Clock clock) {
         List<ChatModelFailureTranslator> builtIn = new ArrayList<>();
         if (ClassUtils.isPresent("org.springframework.web.client.RestClientResponseException", classLoader)) {
-            builtIn.add(new RestClientFailureTranslator(clock));
+            builtIn.add(HttpClientFailureTranslator.SpringWeb.translator(clock));
         }
         if (ClassUtils.isPresent("org.springframework.web.reactive.function.client.WebClientResponseException",
                 classLoader)) {
-            builtIn.add(new WebClientFailureTranslator(clock));
+            builtIn.add(HttpClientFailureTranslator.WebFlux.translator(clock));
         }
         if (ClassUtils.isPresent("com.openai.errors.OpenAIServiceException", classLoader)) {
-            builtIn.add(new OpenAiSdkFailureTranslator(clock));
+            builtIn.add(HttpClientFailureTranslator.OpenAiSdk.translator(clock));
         }
         if (ClassUtils.isPresent("com.anthropic.errors.AnthropicServiceException", classLoader)) {
-            builtIn.add(new AnthropicSdkFailureTranslator(clock));
+            builtIn.add(HttpClientFailureTranslator.AnthropicSdk.translator(clock));
         }
         if (ClassUtils.isPresent("org.springframework.ai.retry.TransientAiException", classLoader)) {
             builtIn.add(new SpringAiRetryFailureTranslator());

@@ -72,7 +72,7 @@ class ChatModelFailureTranslatorsTests {
     @Nested
     class RestClient {
 
-        private final ChatModelFailureTranslator translator = new RestClientFailureTranslator(CLOCK);
+        private final ChatModelFailureTranslator translator = HttpClientFailureTranslator.SpringWeb.translator(CLOCK);
 
         @Test
         void readsTheStatusAndRetryAfterOfAnErrorResponse() {
@@ -132,7 +132,7 @@ class ChatModelFailureTranslatorsTests {
     @Nested
     class WebClient {
 
-        private final ChatModelFailureTranslator translator = new WebClientFailureTranslator(CLOCK);
+        private final ChatModelFailureTranslator translator = HttpClientFailureTranslator.WebFlux.translator(CLOCK);
 
         @Test
         void readsTheStatusAndRetryAfterOfAnErrorResponse() {
@@ -158,7 +158,7 @@ class ChatModelFailureTranslatorsTests {
     @Nested
     class OpenAiSdk {
 
-        private final ChatModelFailureTranslator translator = new OpenAiSdkFailureTranslator(CLOCK);
+        private final ChatModelFailureTranslator translator = HttpClientFailureTranslator.OpenAiSdk.translator(CLOCK);
 
         @Test
         void readsTheStatusAndRetryAfterMsOfAServiceException() {
@@ -196,7 +196,7 @@ class ChatModelFailureTranslatorsTests {
     @Nested
     class AnthropicSdk {
 
-        private final ChatModelFailureTranslator translator = new AnthropicSdkFailureTranslator(CLOCK);
+        private final ChatModelFailureTranslator translator = HttpClientFailureTranslator.AnthropicSdk.translator(CLOCK);
 
         @Test
         void readsTheStatusAndRetryAfterOfAServiceException() {
@@ -316,9 +316,9 @@ class ChatModelFailureTranslatorsTests {
             FilteredClassLoader withoutWebFlux = new FilteredClassLoader(WebClientResponseException.class);
 
             assertThat(ChatModelFailureTranslators.builtIn(withoutWebFlux, CLOCK))
-                .extracting((translator) -> translator.getClass().getSimpleName())
-                .containsExactly("RestClientFailureTranslator", "OpenAiSdkFailureTranslator",
-                        "AnthropicSdkFailureTranslator", "SpringAiRetryFailureTranslator");
+                .extracting(Object::toString)
+                .containsExactly("HttpClientFailureTranslator[RestClient]", "HttpClientFailureTranslator[OpenAI SDK]",
+                        "HttpClientFailureTranslator[Anthropic SDK]", "SpringAiRetryFailureTranslator");
         }
     }
 }
