@@ -5,6 +5,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Optional;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.aop.Advisor;
@@ -79,8 +81,9 @@ final class ChatModelProxyRetryPostProcessor
         ProxyFactory factory = new ProxyFactory();
         factory.setProxyTargetClass(true);
         factory.setTargetClass(beanClass);
+        // The proxy's class does not depend on its advice, which exists only at run time: a stand-in will do.
         factory.addAdvisor(new DefaultPointcutAdvisor(RetryingChatModelInterceptor.CHAT_METHODS,
-                (org.aopalliance.intercept.MethodInterceptor) (invocation) -> invocation.proceed()));
+                (MethodInterceptor) MethodInvocation::proceed));
         return factory.getProxyClass(proxyClassLoader(beanClass));
     }
 

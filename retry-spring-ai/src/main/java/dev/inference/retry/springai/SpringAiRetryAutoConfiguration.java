@@ -23,7 +23,7 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * is not {@code false}. Then every {@code OpenAiChatModel}
  * bean for which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients
  * whose HTTP exchanges that retrier retries and whose own retries are off. Without the OpenAI model
- * on the class path, nothing of it is loaded. Every other chat model bean with a retrier (see
+ * on the class path, nothing of that is loaded. Every other chat model bean with a retrier (see
  * {@link ChatModelsRetriedBeneath}) becomes a proxy of its own class that retries its calls above the
  * HTTP exchange (see {@link ChatModelProxyRetryPostProcessor}).
  */
