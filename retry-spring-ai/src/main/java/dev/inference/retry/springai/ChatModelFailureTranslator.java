@@ -18,17 +18,19 @@ import java.util.Optional;
  * ({@link org.springframework.core.Ordered}, {@link org.springframework.core.annotation.Order}) and then
  * the built-in ones, which know the exceptions of Spring's {@code RestClient} and {@code WebClient}, of
  * the OpenAI and Anthropic Java SDKs and of Spring AI's {@code spring-ai-retry}, each only when its
- * library is on the class path. The first answer decides. The walk stops at a cancellation, an interrupt,
- * a passed deadline, a shutdown, an {@link dev.inference.retry.ExhaustedException} or a typed failure,
- * which the core classifies itself. An exception no translator knows is classified by its own cause
- * chain, so it is permanent unless that chain holds a typed failure: nothing is retried blindly.
+ * library is on the class path. The first answer decides. A failure whose cause chain holds a cancellation,
+ * an interrupt, a passed deadline, a shutdown, an {@link dev.inference.retry.ExhaustedException} (a model
+ * retried beneath, called by this one) or a typed failure is not translated: the core classifies it
+ * itself. An exception no translator knows is permanent: nothing is retried blindly.
  *
  * <p>The typed failure only decides and is reported to the retry's listeners (so the meters tag the
- * attempt {@code http_429} or {@code network}); the caller never sees it. A permanent failure reaches the
- * caller exactly as the client threw it, and an exhausted call's
+ * attempt {@code http_429} or {@code network}); the caller never gets it in place of the client's
+ * exception (only as the suppressed exception of a cancellation or a shutdown that ended a wait). A
+ * permanent failure reaches the caller exactly as the client threw it, and an exhausted call's
  * {@link dev.inference.retry.ExhaustedException} has that exception as its cause.
  *
- * <p>Implementations must be thread-safe and quick, must not block and must not throw.
+ * <p>Implementations must be thread-safe and quick, and must not block. One that throws is logged and
+ * taken not to know the failure.
  */
 @FunctionalInterface
 public interface ChatModelFailureTranslator {
