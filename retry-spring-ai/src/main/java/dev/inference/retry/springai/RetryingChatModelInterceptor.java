@@ -11,7 +11,6 @@ import dev.inference.retry.reactor.ReactorRetry;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.Optional;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -214,7 +213,7 @@ final class RetryingChatModelInterceptor implements MethodInterceptor {
         private final ChatModelFailureTranslators translators;
 
         /** The typed failures that stood in for what the model threw, and what it threw. */
-        private final Map<Throwable, RuntimeException> thrownBy = new IdentityHashMap<>(2);
+        private final IdentityHashMap<Throwable, RuntimeException> thrownBy = new IdentityHashMap<>(2);
 
         ClientFailures(ChatModelFailureTranslators translators) {
             this.translators = translators;
