@@ -26,7 +26,9 @@ import org.springframework.context.annotation.ImportRuntimeHints;
  * is not {@code false}. Then every {@code OpenAiChatModel} and {@code AnthropicChatModel} bean for
  * which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients whose HTTP
  * exchanges that retrier retries and whose own retries are off. Without a provider's model on the
- * class path, nothing of that provider is loaded.
+ * class path, nothing of that provider is loaded. Every other chat model bean with a retrier (see
+ * {@link ChatModelsRetriedBeneath}) becomes a proxy of its own class that retries its calls above the
+ * HTTP exchange (see {@link ChatModelProxyRetryPostProcessor}).
  */
 @AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
@@ -65,6 +67,20 @@ public final class SpringAiRetryAutoConfiguration {
                 ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
             return new ChatModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
                     AnthropicChatModelRebuild::rebuild, retriers, timer);
+        }
+    }
+
+    /**
+     * Every other chat model, such as an application's own: retried above its HTTP exchange, by a proxy of
+     * its class.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class OtherChatModels {
+
+        @Bean
+        static ChatModelProxyRetryPostProcessor inferenceRetryChatModelProxyPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
+            return new ChatModelProxyRetryPostProcessor(retriers, translators);
         }
     }
 }
