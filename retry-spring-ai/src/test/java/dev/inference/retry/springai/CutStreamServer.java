@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A provider on a loopback port that starts every stream and then drops the connection: it answers
- * each request with status 200 and one server-sent event, then resets the connection. WireMock cannot
- * cut a response after content has begun, so this test server does it with a plain socket.
+ * each request with status 200 and one event (a server-sent event unless told otherwise), then resets
+ * the connection. WireMock cannot cut a response after content has begun, so this test server does it
+ * with a plain socket.
  */
 final class CutStreamServer implements AutoCloseable {
 
@@ -23,13 +24,20 @@ final class CutStreamServer implements AutoCloseable {
 
     private final String firstEvent;
 
+    private final String contentType;
+
     private final AtomicInteger requests = new AtomicInteger();
 
     private final Thread acceptor;
 
     CutStreamServer(String firstEvent) throws IOException {
+        this(firstEvent, "text/event-stream");
+    }
+
+    CutStreamServer(String firstEvent, String contentType) throws IOException {
         this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.firstEvent = firstEvent;
+        this.contentType = contentType;
         this.acceptor = new Thread(this::serve, "cut-stream-server");
         this.acceptor.setDaemon(true);
         this.acceptor.start();
@@ -50,8 +58,9 @@ final class CutStreamServer implements AutoCloseable {
                 this.requests.incrementAndGet();
                 OutputStream out = connection.getOutputStream();
                 byte[] event = this.firstEvent.getBytes(StandardCharsets.UTF_8);
-                out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-                        + Integer.toHexString(event.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(("HTTP/1.1 200 OK\r\nContent-Type: " + this.contentType
+                        + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(event.length) + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
                 out.write(event);
                 out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
