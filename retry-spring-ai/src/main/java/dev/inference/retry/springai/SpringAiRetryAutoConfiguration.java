@@ -6,6 +6,7 @@ import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -15,6 +16,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
+import org.springframework.web.client.ResponseErrorHandler;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Flux;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
@@ -81,6 +86,19 @@ public final class SpringAiRetryAutoConfiguration {
         static ChatModelProxyRetryPostProcessor inferenceRetryChatModelProxyPostProcessor(
                 ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
             return new ChatModelProxyRetryPostProcessor(retriers, translators);
+        }
+    }
+
+    /** The Ollama model, on Spring's RestClient and WebClient, retried by spring-ai-retry's RetryTemplate. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ OllamaChatModel.class, RestClient.class, WebClient.class, Flux.class })
+    @ImportRuntimeHints(OllamaRetryRuntimeHints.class)
+    static class Ollama {
+
+        @Bean
+        static OllamaChatModelRetryPostProcessor inferenceRetryOllamaChatModelPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ResponseErrorHandler> errorHandler) {
+            return new OllamaChatModelRetryPostProcessor(retriers, errorHandler);
         }
     }
 }

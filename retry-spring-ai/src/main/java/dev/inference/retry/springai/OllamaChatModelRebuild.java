@@ -1,0 +1,176 @@
+package dev.inference.retry.springai;
+
+import dev.inference.retry.Retrier;
+import io.micrometer.observation.ObservationRegistry;
+import java.lang.reflect.Field;
+import java.net.URI;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.ai.chat.observation.ChatModelObservationConvention;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.ollama.OllamaChatModel;
+import org.springframework.ai.ollama.api.OllamaApi;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.ResponseErrorHandler;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * Rebuilds an {@link OllamaChatModel} (Spring AI 2.0.1) on an {@link OllamaApi} of its own whose HTTP
+ * exchanges a {@link Retrier} retries, and with one attempt per exchange at Spring AI's level.
+ *
+ * <p>Why a rebuild, beneath the bean, and not a proxy of it (the class is not final): the model's
+ * exceptions carry the status only as text and never the provider's {@code Retry-After}, which only the
+ * HTTP exchange shows; and its {@code call} retries through the {@link RetryTemplate} it was built with
+ * (the application's shared one, which the embedding model and any chat model left unwrapped keep),
+ * which no proxy can take away. So the model is built again, with its public builder and the same class:
+ * <ul>
+ * <li>on a new {@code OllamaApi} whose {@link RestClient} and {@link WebClient} are the original
+ * clients {@linkplain RestClient#mutate() mutated} (base URL, headers, status handler, request factory
+ * and connector, customizations: all kept) with a {@link RetryingRequestInterceptor} for {@code call}
+ * and a {@link RetryingExchangeFilter} for {@code stream} added as the innermost link. The original
+ * {@code OllamaApi}, a bean that other models share, is left untouched;</li>
+ * <li>with a {@link RetryTemplate} that makes one attempt, so that Spring AI never repeats an exchange
+ * whose failure the retrier has decided about ({@code RetryUtils} rethrows its failure as it is). The
+ * stream path of 2.0.1 has no Spring AI retry to turn off;</li>
+ * <li>with the same options, tool calling manager, observation registry and observation convention. The
+ * model is not pulled again: the original did that when it was built.</li>
+ * </ul>
+ *
+ * <p>{@code OllamaChatModel} exposes neither its {@code OllamaApi}, tool calling manager, observation
+ * registry, convention nor retry template, and {@code OllamaApi} neither of its clients: they are read
+ * here, by reflection, from their private fields. This is the one class that knows the private shape
+ * of {@code OllamaChatModel} and {@code OllamaApi} 2.0.1. When a field is not found (another version),
+ * or the bean is a subclass, which a rebuild would lose, the bean cannot be retried and a
+ * {@link ChatModelNotRetriableException} says so at startup.
+ */
+final class OllamaChatModelRebuild {
+
+    private OllamaChatModelRebuild() {
+    }
+
+    /**
+     * Tells whether a model is already one this class built.
+     *
+     * @param model the model
+     * @param beanName its bean name, for the exception
+     * @return {@code true} if its exchanges are already retried
+     */
+    static boolean isRetried(OllamaChatModel model, String beanName) {
+        return read(model, OllamaChatModel.class, "retryTemplate", RetryTemplate.class, beanName) instanceof OneAttempt;
+    }
+
+    /**
+     * Rebuilds a model on retried clients.
+     *
+     * @param model the model, which is left unchanged and should no longer be used
+     * @param beanName its bean name, for the exception
+     * @param retrier the decisions about every exchange of the model
+     * @param errorHandler the handler with which the model's {@code RestClient} turns an error status into
+     *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
+     * @return a new model of the same class
+     * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape
+     */
+    static OllamaChatModel rebuild(OllamaChatModel model, String beanName, Retrier retrier,
+            ResponseErrorHandler errorHandler) {
+        if (model.getClass() != OllamaChatModel.class) {
+            throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
+                    + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds", null);
+        }
+        OllamaApi api = read(model, OllamaChatModel.class, "chatApi", OllamaApi.class, beanName);
+        ToolCallingManager toolCallingManager = read(model, OllamaChatModel.class, "toolCallingManager",
+                ToolCallingManager.class, beanName);
+        ObservationRegistry observationRegistry = read(model, OllamaChatModel.class, "observationRegistry",
+                ObservationRegistry.class, beanName);
+        ChatModelObservationConvention convention = read(model, OllamaChatModel.class, "observationConvention",
+                ChatModelObservationConvention.class, beanName);
+        RestClient restClient = read(api, OllamaApi.class, "restClient", RestClient.class, beanName);
+        WebClient webClient = read(api, OllamaApi.class, "webClient", WebClient.class, beanName);
+
+        OllamaApi retried = OllamaApi.builder()
+            .baseUrl(baseUrlOf(restClient))
+            .restClientBuilder(restClient.mutate().requestInterceptor(new RetryingRequestInterceptor(retrier,
+                    errorHandler)))
+            .webClientBuilder(webClient.mutate().filter(new RetryingExchangeFilter(retrier)))
+            .responseErrorHandler(NoFurtherHandling.INSTANCE)
+            .build();
+        OllamaChatModel rebuilt = buildWith(model, retried, toolCallingManager, observationRegistry);
+        rebuilt.setObservationConvention(convention);
+        return rebuilt;
+    }
+
+    @SuppressWarnings("removal")
+    private static OllamaChatModel buildWith(OllamaChatModel model, OllamaApi api,
+            ToolCallingManager toolCallingManager, ObservationRegistry observationRegistry) {
+        // toolCallingManager(...) is deprecated for removal in 3.0, but a model built with one must keep it.
+        // The builder's model management options are the defaults, which pull nothing.
+        return OllamaChatModel.builder()
+            .ollamaApi(api)
+            .options(model.getOptions())
+            .toolCallingManager(toolCallingManager)
+            .observationRegistry(observationRegistry)
+            .retryTemplate(new OneAttempt())
+            .build();
+    }
+
+    /**
+     * Returns the base URL a client resolves its requests' paths against: the URI its URI builder starts
+     * from. The request spec is only built to read it; no request is sent.
+     */
+    private static String baseUrlOf(RestClient client) {
+        AtomicReference<URI> base = new AtomicReference<>();
+        client.get().uri((builder) -> {
+            URI uri = builder.build();
+            base.set(uri);
+            return uri;
+        });
+        return Objects.requireNonNull(base.get(), "The client's URI builder was not called").toString();
+    }
+
+    private static <T> T read(Object target, Class<?> declaringClass, String name, Class<T> type, String beanName) {
+        Object value;
+        try {
+            Field field = declaringClass.getDeclaredField(name);
+            field.setAccessible(true);
+            value = field.get(target);
+        }
+        catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
+            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
+                    + " could not be read (this module supports Spring AI 2.0.1's Ollama model)", ex);
+        }
+        if (!type.isInstance(value)) {
+            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
+                    + " holds " + ((value != null) ? "a " + value.getClass().getName() : "null") + ", not a "
+                    + type.getName(), null);
+        }
+        return type.cast(value);
+    }
+
+    /**
+     * The retry template of a rebuilt model: one attempt, whose failure {@code RetryUtils} rethrows as it
+     * is. Its own class, so that a rebuilt model is recognised.
+     */
+    static final class OneAttempt extends RetryTemplate {
+
+        OneAttempt() {
+            super(RetryPolicy.withMaxRetries(0));
+        }
+    }
+
+    /**
+     * The status handler {@code OllamaApi}'s builder appends to the mutated client, after the original's
+     * own handler: it handles nothing, so that an error status goes on to the client's own default
+     * handler exactly as in the original client.
+     */
+    private enum NoFurtherHandling implements ResponseErrorHandler {
+
+        INSTANCE;
+
+        @Override
+        public boolean hasError(ClientHttpResponse response) {
+            return false;
+        }
+    }
+}

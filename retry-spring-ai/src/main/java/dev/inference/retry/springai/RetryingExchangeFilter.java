@@ -1,0 +1,153 @@
+package dev.inference.retry.springai;
+
+import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.Classification;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.reactor.ReactorRetry;
+import java.time.Clock;
+import java.util.Objects;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Retries the establishment of each exchange of a {@code WebClient} with the decisions of a
+ * {@link Retrier}, without blocking: the innermost filter of a client whose one caller is a chat
+ * model's {@code stream}, so its listeners hear {@link Operation#STREAM} attempts.
+ *
+ * <p>An attempt is one request, sent again from the same {@link ClientRequest} (whose body must be
+ * repeatable, as a body of one value is), and is established when the response's status and headers
+ * have arrived. Its outcome is:
+ * <ul>
+ * <li>a {@link WebClientRequestException} (connection refused or reset, a response cut before its
+ * status): a network failure;</li>
+ * <li>a status of 400 or more: an {@link HttpStatusException}, with the provider's wait from
+ * {@code retry-after-ms}, else {@code Retry-After};</li>
+ * <li>anything else: success. The response, its content not yet begun, goes on untouched, so what
+ * happens once content flows (a stream cut after its first chunk) is final, and no chunk is ever
+ * delivered twice.</li>
+ * </ul>
+ *
+ * <p>What the caller gets: a permanent status is handed on as the response itself (its body read into
+ * memory on the way), and the client's {@code retrieve()} signals exactly what it signals today (such as
+ * a {@code WebClientResponseException} for 400). A retryable status is the {@code WebClientResponseException} that
+ * {@link ClientResponse#createException()} makes of the response, as {@code retrieve()} would; a
+ * network failure is a copy of the client's {@code WebClientRequestException}. Each carries the typed
+ * failure as its cause, and when attempts run out it is the cause of the {@link ExhaustedException}
+ * the exchange signals, which the client passes on unchanged.
+ *
+ * <p>Waits are {@link ReactorRetry}'s: timers on Reactor's parallel scheduler, so no thread is blocked,
+ * least of all an event loop of the client. Cancelling the subscription during a wait ends it, and no
+ * further request is made; the retrier's shutdown signal ends every wait. Thread-safe.
+ */
+final class RetryingExchangeFilter implements ExchangeFilterFunction {
+
+    private static final byte[] NO_BODY = new byte[0];
+
+    private final ReactorRetry retry;
+
+    private final Clock clock;
+
+    /**
+     * Creates the filter.
+     *
+     * @param retrier the decisions
+     */
+    RetryingExchangeFilter(Retrier retrier) {
+        this.retry = ReactorRetry.of(Objects.requireNonNull(retrier, "retrier must not be null"));
+        this.clock = Clock.systemUTC();
+    }
+
+    /**
+     * Makes the exchange, retrying its establishment as the class documentation describes.
+     *
+     * @return the response of the first attempt that was established, or of a permanent failure; or an
+     *     error: {@link ExhaustedException}, or what the retrier ended the call with
+     */
+    @Override
+    public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+        Mono<ClientResponse> attempt = Mono.defer(() -> next.exchange(request))
+            .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
+            .flatMap(this::established);
+        // A one-element stream, so that listeners hear STREAM attempts; it completes after its element.
+        return this.retry.flux(attempt.flux())
+            .singleOrEmpty()
+            .onErrorResume(PermanentStatus.class, (permanent) -> Mono.just(permanent.response));
+    }
+
+    /** Passes an established response on; signals a failed one as the failure to decide about. */
+    private Mono<ClientResponse> established(ClientResponse response) {
+        int status = response.statusCode().value();
+        if (status < 400) {
+            return Mono.just(response);
+        }
+        HttpStatusException typed = SpringHttpFailures.statusFailure(status, response.headers().asHttpHeaders(),
+                this.clock);
+        if (!Classification.isRetryable(typed)) {
+            // Read now: a retry that gives up cancels its source, and a cancelled exchange releases the body
+            // the client is yet to read for its exception. As when the client reads it, an unreadable
+            // body is an empty one.
+            return response.bodyToMono(byte[].class)
+                .onErrorReturn(Exception.class::isInstance, NO_BODY)
+                .defaultIfEmpty(NO_BODY)
+                .flatMap((body) -> Mono.error(new PermanentStatus(withBody(response, body), status)));
+        }
+        // Reads and releases the body, as retrieve() does for an error status.
+        return response.createException()
+            .flatMap((exception) -> Mono.error(SpringHttpFailures.withTypedCause(exception, typed)));
+    }
+
+    /** The response with its body, already read, in memory. */
+    private static ClientResponse withBody(ClientResponse response, byte[] body) {
+        return response.mutate()
+            .body((unread) -> Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))))
+            .build();
+    }
+
+    /** The client's exception for a network failure, again, with the typed failure beneath it. */
+    private static WebClientRequestException networkFailure(WebClientRequestException thrown) {
+        Throwable transportFailure = (thrown.getCause() != null) ? thrown.getCause() : thrown;
+        WebClientRequestException copy = new WebClientRequestException(
+                SpringHttpFailures.networkFailure(transportFailure), thrown.getMethod(), thrown.getUri(),
+                thrown.getHeaders());
+        copy.setStackTrace(thrown.getStackTrace());
+        for (Throwable suppressed : thrown.getSuppressed()) {
+            copy.addSuppressed(suppressed);
+        }
+        return copy;
+    }
+
+    @Override
+    public String toString() {
+        return "RetryingExchangeFilter[retrier=" + this.retry.retrier() + "]";
+    }
+
+    /**
+     * A response with a permanent status, on its way through the retry decisions (which hear of it as
+     * the failure it is) to the client, which turns it into its own exception.
+     */
+    private static final class PermanentStatus extends HttpStatusException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient ClientResponse response;
+
+        PermanentStatus(ClientResponse response, int status) {
+            super(status, "The provider answered HTTP " + status, null);
+            this.response = response;
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            // Never thrown to anyone: the client throws its own exception for the response.
+            return this;
+        }
+    }
+}

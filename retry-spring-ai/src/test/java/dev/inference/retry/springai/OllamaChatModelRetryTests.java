@@ -1,0 +1,404 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static dev.inference.retry.springai.Polling.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.http.Fault;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.NetworkException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.ai.document.Document;
+import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
+import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
+import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.ai.ollama.OllamaChatModel;
+import org.springframework.ai.ollama.OllamaEmbeddingModel;
+import org.springframework.ai.retry.NonTransientAiException;
+import org.springframework.ai.retry.TransientAiException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.Disposable;
+import reactor.test.scheduler.VirtualTimeScheduler;
+
+/**
+ * Spring AI 2.0.1's real Ollama model, auto-configured as an application gets it, against a provider
+ * speaking Ollama's wire format on a loopback port: its chat exchanges are retried beneath the bean, one
+ * attempt each at Spring AI's level, while the models it does not wrap keep what Spring AI gives them.
+ */
+class OllamaChatModelRetryTests {
+
+    /** How soon an interrupted wait must end; the margin absorbs a busy two-core machine. */
+    private static final Duration PROMPT = Duration.ofMillis(100);
+
+    private static final Duration MARGIN = Duration.ofMillis(400);
+
+    private static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
+
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback(OllamaWire.CHAT);
+
+    private RecordingRetryEvents events;
+
+    @BeforeEach
+    void resetProvider() {
+        provider.resetAll();
+        this.events = new RecordingRetryEvents();
+    }
+
+    @Nested
+    class Call {
+
+        @Test
+        void retriesRateLimitsAfterTheWaitTheProviderAskedFor() {
+            provider.script(rateLimited("1"), rateLimited("1"), OllamaWire.chat("Hello"));
+            run((context) -> {
+                String answer = context.getBean(OllamaChatModel.class).call("Hi");
+
+                assertThat(answer).isEqualTo("Hello");
+                assertThat(provider.requests()).isEqualTo(3);
+                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                    .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+                assertThat(events.waits()).hasSize(2)
+                    .allSatisfy((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
+                        .isLessThan(Duration.ofSeconds(6)));
+                assertThat(events.finished()).extracting((finished) -> finished.event().operation())
+                    .containsOnly(Operation.INVOKE);
+            });
+        }
+
+        @Test
+        void givesUpAfterMaxAttemptsWithTheFailureAsSpringAiThrowsItAsTheCause() {
+            provider.always(OllamaWire.error(503, "server busy, please try again"));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
+                    assertThat(ex.attempts()).isEqualTo(3);
+                    assertThat(ex.getCause()).isInstanceOf(TransientAiException.class)
+                        .hasMessage("HTTP 503 - {\"error\":\"server busy, please try again\"}")
+                        .cause()
+                        .isInstanceOfSatisfying(HttpStatusException.class, (typed) -> assertThat(typed.status()).isEqualTo(503));
+                });
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void makesOneAttemptAtSpringAisLevelForAFailureSpringAiWouldRetry() {
+            provider.always(OllamaWire.error(400, "invalid request"));
+            // Spring AI's shared RetryTemplate retries 400 now: the model left unwrapped would make 3 requests.
+            run("spring.ai.retry.on-http-codes=400", (context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(TransientAiException.class)
+                    .hasMessage("HTTP 400 - {\"error\":\"invalid request\"}");
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void passesAPermanentFailureThroughAsSpringAiThrowsIt() {
+            provider.always(OllamaWire.error(400, "invalid request"));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(NonTransientAiException.class)
+                    .hasMessage("HTTP 400 - {\"error\":\"invalid request\"}")
+                    .hasNoCause();
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void retriesAConnectionResetBeforeTheResponse() {
+            provider.script(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER), OllamaWire.chat("Hello"));
+            run((context) -> {
+                assertThat(context.getBean(OllamaChatModel.class).call("Hi")).isEqualTo("Hello");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void givesUpOnConnectionFailuresWithTheFailureAsTheClientThrowsItAsTheCause() {
+            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class,
+                        (ex) -> assertThat(ex.getCause()).isInstanceOf(ResourceAccessException.class)
+                            .hasMessageStartingWith("I/O error on POST request for \"http://127.0.0.1:" + provider.port()
+                                    + "/api/chat\": ")
+                            .cause()
+                            .isInstanceOf(NetworkException.class));
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void capsTheProviderWaitAtFiveMinutesAndEndsItWhenInterrupted() {
+            provider.always(rateLimited("3600"));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+                AtomicReference<Throwable> thrown = new AtomicReference<>();
+                AtomicBoolean stillInterrupted = new AtomicBoolean();
+                Thread caller = new Thread(() -> {
+                    try {
+                        model.call("Hi");
+                    }
+                    catch (RuntimeException ex) {
+                        thrown.set(ex);
+                        stillInterrupted.set(Thread.currentThread().isInterrupted());
+                    }
+                });
+                caller.start();
+                awaitTrue(() -> !events.scheduled().isEmpty());
+
+                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                    .containsExactly(FIVE_MINUTES);
+                long interrupted = System.nanoTime();
+                caller.interrupt();
+                caller.join(PROMPT.plus(MARGIN).toMillis());
+
+                assertThat(caller.isAlive()).isFalse();
+                assertThat(Duration.ofNanos(System.nanoTime() - interrupted)).isLessThan(PROMPT.plus(MARGIN));
+                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                assertThat(stillInterrupted).isTrue();
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+    }
+
+    @Nested
+    class Stream {
+
+        @AfterEach
+        void restoreSchedulers() {
+            VirtualTimeScheduler.reset();
+        }
+
+        @Test
+        void retriesAStreamThatFailedBeforeItsFirstChunkAndDeliversEveryChunkOnce() {
+            provider.script(OllamaWire.error(503, "server busy"), OllamaWire.stream("Hel", "lo", " there"));
+            run((context) -> {
+                List<String> chunks = context.getBean(OllamaChatModel.class).stream("Hi").collectList()
+                    .block(Duration.ofSeconds(10));
+
+                assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo", " there");
+                assertThat(provider.requests()).isEqualTo(2);
+                assertThat(events.finished()).extracting((finished) -> finished.event().operation())
+                    .containsOnly(Operation.STREAM);
+            });
+        }
+
+        @Test
+        void retriesAConnectionResetBeforeTheResponse() {
+            provider.script(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER), OllamaWire.stream("Hello"));
+            run((context) -> {
+                List<String> chunks = context.getBean(OllamaChatModel.class).stream("Hi").collectList()
+                    .block(Duration.ofSeconds(10));
+
+                assertThat(String.join("", chunks)).isEqualTo("Hello");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void givesUpAfterMaxAttemptsWithTheFailureAsWebClientSignalsItAsTheCause() {
+            provider.always(OllamaWire.error(503, "server busy"));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
+                        assertThat(ex.attempts()).isEqualTo(3);
+                        assertThat(ex.getCause()).isInstanceOf(WebClientResponseException.ServiceUnavailable.class)
+                            .cause()
+                            .isInstanceOf(HttpStatusException.class);
+                    });
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void passesAPermanentFailureThroughAsWebClientSignalsIt() {
+            provider.always(OllamaWire.error(400, "invalid request"));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(WebClientResponseException.BadRequest.class,
+                            (ex) -> assertThat(ex.getResponseBodyAsString()).isEqualTo("{\"error\":\"invalid request\"}"));
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void deliversTheFailureOfAStreamCutAfterItsFirstChunkWithoutRetrying() throws Exception {
+            try (CutStreamServer cutting = new CutStreamServer(OllamaWire.chunk("Hel"), OllamaWire.NDJSON)) {
+                runAgainst(cutting.port(), (context) -> {
+                    List<String> received = new CopyOnWriteArrayList<>();
+                    assertThatThrownBy(() -> context.getBean(OllamaChatModel.class)
+                        .stream("Hi")
+                        .doOnNext(received::add)
+                        .blockLast(Duration.ofSeconds(10))).isInstanceOf(WebClientResponseException.class)
+                        .isNotInstanceOf(ExhaustedException.class);
+
+                    assertThat(received).containsExactly("Hel");
+                    assertThat(cutting.requests()).isEqualTo(1);
+                });
+            }
+        }
+
+        @Test
+        void waitsOutTheCappedProviderWaitOnATimerAndThenRetries() {
+            provider.script(rateLimited("3600"), OllamaWire.stream("Hello"));
+            VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
+            run((context) -> {
+                List<String> received = new CopyOnWriteArrayList<>();
+                context.getBean(OllamaChatModel.class).stream("Hi").subscribe(received::add);
+                awaitTrue(() -> !events.scheduled().isEmpty());
+
+                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                    .containsExactly(FIVE_MINUTES);
+                time.advanceTimeBy(FIVE_MINUTES);
+
+                awaitTrue(() -> String.join("", received).equals("Hello"));
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void endsTheWaitAndMakesNoFurtherRequestWhenTheSubscriptionIsDisposed() {
+            provider.always(rateLimited("3600"));
+            VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
+            run((context) -> {
+                Disposable subscription = context.getBean(OllamaChatModel.class).stream("Hi").subscribe();
+                awaitTrue(() -> !events.scheduled().isEmpty());
+
+                subscription.dispose();
+                // Had the wait outlived the subscription, its timer would now start the next attempt, here.
+                time.advanceTimeBy(Duration.ofHours(1));
+
+                assertThat(events.started()).hasSize(1);
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+    }
+
+    @Nested
+    class ModelsLeftUnwrapped {
+
+        @Test
+        void keepSpringAisSharedRetryTemplateAndItsExceptions() {
+            provider.always(OllamaWire.error(503, "server busy"));
+            runWith(provider.port(), Optional.empty(), (context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThat(OllamaChatModelRebuild.isRetried(model, "ollamaChatModel")).isFalse();
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(TransientAiException.class)
+                    .hasMessage("HTTP 503 - {\"error\":\"server busy\"}");
+                // spring.ai.retry.max-attempts=2: Spring AI's own first attempt and two retries.
+                assertThat(provider.requests()).isEqualTo(3);
+                assertThat(events.finished()).isEmpty();
+            });
+        }
+
+        @Test
+        void includeTheEmbeddingModelBesideAWrappedChatModel() {
+            provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).willReturn(OllamaWire.error(503, "server busy")));
+            run((context) -> {
+                OllamaEmbeddingModel embeddings = context.getBean(OllamaEmbeddingModel.class);
+
+                assertThatThrownBy(() -> embeddings.embed(new Document("text"))).isInstanceOf(TransientAiException.class)
+                    .hasMessage("HTTP 503 - {\"error\":\"server busy\"}")
+                    .hasNoCause();
+                // Spring AI 2.0.1's embedding model retries nothing of its own, and nothing is added to it.
+                assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.EMBED)).build()).getCount())
+                    .isEqualTo(1);
+                assertThat(events.finished()).isEmpty();
+            });
+        }
+
+        @Test
+        void includeTheEmbeddingModelWhoseCallsStillSucceed() {
+            provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).willReturn(OllamaWire.embeddings()));
+            run((context) -> {
+                float[] embedding = context.getBean(OllamaEmbeddingModel.class).embed("text");
+
+                assertThat(embedding).containsExactly(0.1f, 0.2f, 0.3f);
+                assertThat(events.finished()).isEmpty();
+            });
+        }
+    }
+
+    private void run(ContextConsumer<AssertableApplicationContext> test) {
+        runAgainst(provider.port(), test);
+    }
+
+    private void run(String property, ContextConsumer<AssertableApplicationContext> test) {
+        runWith(provider.port(), Optional.of(retrier()), test, property);
+    }
+
+    private void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
+        runWith(port, Optional.of(retrier()), test);
+    }
+
+    private Retrier retrier() {
+        return Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, FIVE_MINUTES))
+            .name("ollamaChatModel")
+            .listener(this.events)
+            .observer(this.events)
+            .build();
+    }
+
+    private void runWith(int port, Optional<Retrier> retrier, ContextConsumer<AssertableApplicationContext> test,
+            String... properties) {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
+                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
+                    SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + port,
+                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.ollama.embedding.model="
+                            + OllamaWire.MODEL,
+                    "spring.ai.ollama.init.pull-model-strategy=never", "spring.ai.retry.max-attempts=2",
+                    "spring.ai.retry.backoff.initial-interval=10ms", "spring.ai.retry.backoff.max-interval=10ms")
+            .withPropertyValues(properties)
+            .withBean(ChatModelRetriers.class,
+                    () -> (name) -> name.equals("ollamaChatModel") ? retrier : Optional.empty())
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                test.accept(context);
+            });
+    }
+
+    private static ResponseDefinitionBuilder rateLimited(String retryAfter) {
+        return OllamaWire.error(429, "rate limited").withHeader("Retry-After", retryAfter);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Bodies in Ollama's wire format: {@code POST /api/chat} answered with one JSON object, or, when the
+ * request asks for a stream, with newline-delimited JSON objects ({@code "done":false} for each piece of
+ * content, then a last one with {@code "done":true}); {@code POST /api/embed}; and error bodies.
+ */
+final class OllamaWire {
+
+    static final String CHAT = "/api/chat";
+
+    static final String EMBED = "/api/embed";
+
+    static final String MODEL = "llama3.2";
+
+    static final String NDJSON = "application/x-ndjson";
+
+    private OllamaWire() {
+    }
+
+    static ResponseDefinitionBuilder chat(String content) {
+        return aResponse().withHeader("Content-Type", "application/json").withBody("""
+                {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"%s"},\
+                "done_reason":"stop","done":true,"total_duration":1000,"prompt_eval_count":3,"eval_count":1}"""
+            .formatted(MODEL, content));
+    }
+
+    /** A stream of one object per piece of content, then the last object, which says "done". */
+    static ResponseDefinitionBuilder stream(String... contents) {
+        String chunks = List.of(contents).stream().map(OllamaWire::chunk).collect(Collectors.joining());
+        String done = """
+                {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":""},\
+                "done_reason":"stop","done":true,"total_duration":1000,"prompt_eval_count":3,"eval_count":%d}
+                """.formatted(MODEL, contents.length);
+        return aResponse().withHeader("Content-Type", NDJSON).withBody(chunks + done);
+    }
+
+    /** One line of a stream, its newline included. */
+    static String chunk(String content) {
+        return """
+                {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"%s"},\
+                "done":false}
+                """.formatted(MODEL, content);
+    }
+
+    static ResponseDefinitionBuilder error(int status, String message) {
+        return aResponse().withStatus(status).withHeader("Content-Type", "application/json").withBody("""
+                {"error":"%s"}""".formatted(message));
+    }
+
+    static ResponseDefinitionBuilder embeddings() {
+        return aResponse().withHeader("Content-Type", "application/json").withBody("""
+                {"model":"%s","embeddings":[[0.1,0.2,0.3]],"total_duration":1000,"load_duration":10,\
+                "prompt_eval_count":1}""".formatted(MODEL));
+    }
+}
