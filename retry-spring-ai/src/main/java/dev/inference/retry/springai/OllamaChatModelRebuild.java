@@ -21,11 +21,13 @@ import org.springframework.web.reactive.function.client.WebClient;
  * Rebuilds an {@link OllamaChatModel} (Spring AI 2.0.1) on an {@link OllamaApi} of its own whose HTTP
  * exchanges a {@link Retrier} retries, and with one attempt per exchange at Spring AI's level.
  *
- * <p>Why a rebuild, beneath the bean, and not a proxy of it (the class is not final): the model's
- * exceptions carry the status only as text and never the provider's {@code Retry-After}, which only the
- * HTTP exchange shows; and its {@code call} retries through the {@link RetryTemplate} it was built with
- * (the application's shared one, which the embedding model and any chat model left unwrapped keep),
- * which no proxy can take away. So the model is built again, with its public builder and the same class:
+ * <p>Why a rebuild, beneath the bean: a proxy of it (the class is not final) would see the model's
+ * exceptions, which carry the status only as text and never the provider's {@code Retry-After} that only
+ * the HTTP exchange shows, and could not take away the {@link RetryTemplate} its {@code call} retries
+ * through (the application's shared one, which the embedding model and any chat model left unwrapped
+ * keep). Boot's {@code RestClient} and {@code WebClient} customizers would reach the exchange, but of
+ * every client built from Boot's builders, the {@code OllamaApi} bean that the embedding model shares
+ * included. So the model is built again, with its public builder and the same class:
  * <ul>
  * <li>on a new {@code OllamaApi} whose {@link RestClient} and {@link WebClient} are the original
  * clients {@linkplain RestClient#mutate() mutated} (base URL, headers, status handler, request factory
@@ -38,6 +40,9 @@ import org.springframework.web.reactive.function.client.WebClient;
  * <li>with the same options, tool calling manager, observation registry and observation convention. The
  * model is not pulled again: the original did that when it was built.</li>
  * </ul>
+ * Ollama reports a failure before any content as an error status (such as 503 when its queue is full),
+ * which the exchange's retry classifies. An error it writes into a stream's body ({@code {"error":"..."}})
+ * carries no type to classify, so it is never retried and reaches the caller as it does today.
  *
  * <p>{@code OllamaChatModel} exposes neither its {@code OllamaApi}, tool calling manager, observation
  * registry, convention nor retry template, and {@code OllamaApi} neither of its clients: they are read
