@@ -82,7 +82,8 @@ final class OllamaChatModelRebuild {
             ResponseErrorHandler errorHandler) {
         if (model.getClass() != OllamaChatModel.class) {
             throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
-                    + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds", null);
+                    + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds",
+                    null);
         }
         OllamaApi api = read(model, OllamaChatModel.class, "chatApi", OllamaApi.class, beanName);
         ToolCallingManager toolCallingManager = read(model, OllamaChatModel.class, "toolCallingManager",

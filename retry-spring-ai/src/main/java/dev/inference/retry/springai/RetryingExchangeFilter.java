@@ -37,8 +37,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>What the caller gets: a permanent status is handed on as the response itself (its body read into
  * memory on the way), and the client's {@code retrieve()} signals exactly what it signals today (such as
- * a {@code WebClientResponseException} for 400). A retryable status is the {@code WebClientResponseException} that
- * {@link ClientResponse#createException()} makes of the response, as {@code retrieve()} would; a
+ * a {@code WebClientResponseException} for 400). A retryable status is the
+ * {@code WebClientResponseException} that {@link ClientResponse#createException()} makes of the
+ * response, as {@code retrieve()} would; a
  * network failure is a copy of the client's {@code WebClientRequestException}. Each carries the typed
  * failure as its cause, and when attempts run out it is the cause of the {@link ExhaustedException}
  * the exchange signals, which the client passes on unchanged.

@@ -103,7 +103,8 @@ class OllamaChatModelRetryTests {
                     assertThat(ex.getCause()).isInstanceOf(TransientAiException.class)
                         .hasMessage("HTTP 503 - {\"error\":\"server busy, please try again\"}")
                         .cause()
-                        .isInstanceOfSatisfying(HttpStatusException.class, (typed) -> assertThat(typed.status()).isEqualTo(503));
+                        .isInstanceOfSatisfying(HttpStatusException.class,
+                                (typed) -> assertThat(typed.status()).isEqualTo(503));
                 });
                 assertThat(provider.requests()).isEqualTo(3);
             });
@@ -301,6 +302,8 @@ class OllamaChatModelRetryTests {
                 Disposable subscription = context.getBean(OllamaChatModel.class).stream("Hi").subscribe();
                 awaitTrue(() -> !events.scheduled().isEmpty());
 
+                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                    .containsExactly(FIVE_MINUTES);
                 subscription.dispose();
                 // Had the wait outlived the subscription, its timer would now start the next attempt, here.
                 time.advanceTimeBy(Duration.ofHours(1));
@@ -315,7 +318,7 @@ class OllamaChatModelRetryTests {
     class ModelsLeftUnwrapped {
 
         @Test
-        void keepSpringAisSharedRetryTemplateAndItsExceptions() {
+        void aChatModelWithoutARetrierKeepsSpringAisRetriesAndExceptions() {
             provider.always(OllamaWire.error(503, "server busy"));
             runWith(provider.port(), Optional.empty(), (context) -> {
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
@@ -330,23 +333,24 @@ class OllamaChatModelRetryTests {
         }
 
         @Test
-        void includeTheEmbeddingModelBesideAWrappedChatModel() {
+        void theEmbeddingModelKeepsItsSingleRequestAndSpringAisException() {
             provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).willReturn(OllamaWire.error(503, "server busy")));
             run((context) -> {
                 OllamaEmbeddingModel embeddings = context.getBean(OllamaEmbeddingModel.class);
 
-                assertThatThrownBy(() -> embeddings.embed(new Document("text"))).isInstanceOf(TransientAiException.class)
+                assertThatThrownBy(() -> embeddings.embed(new Document("text")))
+                    .isInstanceOf(TransientAiException.class)
                     .hasMessage("HTTP 503 - {\"error\":\"server busy\"}")
                     .hasNoCause();
                 // Spring AI 2.0.1's embedding model retries nothing of its own, and nothing is added to it.
-                assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.EMBED)).build()).getCount())
-                    .isEqualTo(1);
+                assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.EMBED)).build())
+                    .getCount()).isEqualTo(1);
                 assertThat(events.finished()).isEmpty();
             });
         }
 
         @Test
-        void includeTheEmbeddingModelWhoseCallsStillSucceed() {
+        void theEmbeddingModelStillEmbeds() {
             provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).willReturn(OllamaWire.embeddings()));
             run((context) -> {
                 float[] embedding = context.getBean(OllamaEmbeddingModel.class).embed("text");
