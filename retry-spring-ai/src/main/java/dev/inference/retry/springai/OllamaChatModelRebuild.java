@@ -10,7 +10,6 @@ import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.model.tool.ToolCallingManager;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.api.OllamaApi;
-import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.web.client.ResponseErrorHandler;
@@ -19,7 +18,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Rebuilds an {@link OllamaChatModel} (Spring AI 2.0.1) on an {@link OllamaApi} of its own whose HTTP
- * exchanges a {@link Retrier} retries, and with one attempt per exchange at Spring AI's level.
+ * exchanges a {@link Retrier} retries, as a {@link RetriedOllamaChatModel}: one attempt per exchange at
+ * Spring AI's level, and streams whose cancellation reaches their exchange.
  *
  * <p>Why a rebuild, beneath the bean: a proxy of it (the class is not final) would see the model's
  * exceptions, which carry the status only as text and never the provider's {@code Retry-After} that only
@@ -27,7 +27,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * through (the application's shared one, which the embedding model and any chat model left unwrapped
  * keep). Boot's {@code RestClient} and {@code WebClient} customizers would reach the exchange, but of
  * every client built from Boot's builders, the {@code OllamaApi} bean that the embedding model shares
- * included. So the model is built again, with its public builder and the same class:
+ * included. So the model is built again, as a subclass of its class, so that code that injects
+ * {@code OllamaChatModel} gets it:
  * <ul>
  * <li>on a new {@code OllamaApi} whose {@link RestClient} and {@link WebClient} are the original
  * clients {@linkplain RestClient#mutate() mutated} (base URL, headers, status handler, request factory
@@ -45,11 +46,11 @@ import org.springframework.web.reactive.function.client.WebClient;
  * carries no type to classify, so it is never retried and reaches the caller as it does today.
  *
  * <p>{@code OllamaChatModel} exposes neither its {@code OllamaApi}, tool calling manager, observation
- * registry, convention nor retry template, and {@code OllamaApi} neither of its clients: they are read
- * here, by reflection, from their private fields. This is the one class that knows the private shape
- * of {@code OllamaChatModel} and {@code OllamaApi} 2.0.1. When a field is not found (another version),
- * or the bean is a subclass, which a rebuild would lose, the bean cannot be retried and a
- * {@link ChatModelNotRetriableException} says so at startup.
+ * registry nor convention, and {@code OllamaApi} neither of its clients: they are read here, by
+ * reflection, from their private fields. This is the one class that knows the private shape of
+ * {@code OllamaChatModel} and {@code OllamaApi} 2.0.1. When a field is not found (another version), or
+ * the bean is a subclass of the application's, which a rebuild would lose, the bean cannot be retried
+ * and a {@link ChatModelNotRetriableException} says so at startup.
  */
 final class OllamaChatModelRebuild {
 
@@ -60,11 +61,10 @@ final class OllamaChatModelRebuild {
      * Tells whether a model is already one this class built.
      *
      * @param model the model
-     * @param beanName its bean name, for the exception
      * @return {@code true} if its exchanges are already retried
      */
-    static boolean isRetried(OllamaChatModel model, String beanName) {
-        return read(model, OllamaChatModel.class, "retryTemplate", RetryTemplate.class, beanName) instanceof OneAttempt;
+    static boolean isRetried(OllamaChatModel model) {
+        return model instanceof RetriedOllamaChatModel;
     }
 
     /**
@@ -75,7 +75,7 @@ final class OllamaChatModelRebuild {
      * @param retrier the decisions about every exchange of the model
      * @param errorHandler the handler with which the model's {@code RestClient} turns an error status into
      *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
-     * @return a new model of the same class
+     * @return a new model, of a subclass of the model's class
      * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape
      */
     static OllamaChatModel rebuild(OllamaChatModel model, String beanName, Retrier retrier,
@@ -102,23 +102,10 @@ final class OllamaChatModelRebuild {
             .webClientBuilder(webClient.mutate().filter(new RetryingExchangeFilter(retrier)))
             .responseErrorHandler(NoFurtherHandling.INSTANCE)
             .build();
-        OllamaChatModel rebuilt = buildWith(model, retried, toolCallingManager, observationRegistry);
+        OllamaChatModel rebuilt = new RetriedOllamaChatModel(retried, model.getOptions(), toolCallingManager,
+                observationRegistry);
         rebuilt.setObservationConvention(convention);
         return rebuilt;
-    }
-
-    @SuppressWarnings("removal")
-    private static OllamaChatModel buildWith(OllamaChatModel model, OllamaApi api,
-            ToolCallingManager toolCallingManager, ObservationRegistry observationRegistry) {
-        // toolCallingManager(...) is deprecated for removal in 3.0, but a model built with one must keep it.
-        // The builder's model management options are the defaults, which pull nothing.
-        return OllamaChatModel.builder()
-            .ollamaApi(api)
-            .options(model.getOptions())
-            .toolCallingManager(toolCallingManager)
-            .observationRegistry(observationRegistry)
-            .retryTemplate(new OneAttempt())
-            .build();
     }
 
     /**
@@ -152,17 +139,6 @@ final class OllamaChatModelRebuild {
                     + type.getName(), null);
         }
         return type.cast(value);
-    }
-
-    /**
-     * The retry template of a rebuilt model: one attempt, whose failure {@code RetryUtils} rethrows as it
-     * is. Its own class, so that a rebuilt model is recognised.
-     */
-    static final class OneAttempt extends RetryTemplate {
-
-        OneAttempt() {
-            super(RetryPolicy.withMaxRetries(0));
-        }
     }
 
     /**

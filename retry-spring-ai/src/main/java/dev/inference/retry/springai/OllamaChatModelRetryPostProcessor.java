@@ -47,7 +47,7 @@ final class OllamaChatModelRetryPostProcessor implements BeanPostProcessor, Orde
             return bean;
         }
         Optional<Retrier> retrier = this.retriers.getObject().retrierFor(beanName);
-        if (retrier.isEmpty() || OllamaChatModelRebuild.isRetried(model, beanName)) {
+        if (retrier.isEmpty() || OllamaChatModelRebuild.isRetried(model)) {
             return bean;
         }
         return OllamaChatModelRebuild.rebuild(model, beanName, retrier.get(),

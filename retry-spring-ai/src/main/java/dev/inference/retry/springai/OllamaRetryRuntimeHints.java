@@ -17,7 +17,7 @@ final class OllamaRetryRuntimeHints implements RuntimeHintsRegistrar {
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         for (String name : new String[] { "chatApi", "toolCallingManager", "observationRegistry",
-                "observationConvention", "retryTemplate" }) {
+                "observationConvention" }) {
             field(hints, OllamaChatModel.class, name);
         }
         field(hints, OllamaApi.class, "restClient");

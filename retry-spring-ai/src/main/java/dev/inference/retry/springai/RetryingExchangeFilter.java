@@ -1,5 +1,6 @@
 package dev.inference.retry.springai;
 
+import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
@@ -8,6 +9,8 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.reactor.ReactorRetry;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.function.Function;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -16,6 +19,7 @@ import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * Retries the establishment of each exchange of a {@code WebClient} with the decisions of a
@@ -45,12 +49,21 @@ import reactor.core.publisher.Mono;
  * the exchange signals, which the client passes on unchanged.
  *
  * <p>Waits are {@link ReactorRetry}'s: timers on Reactor's parallel scheduler, so no thread is blocked,
- * least of all an event loop of the client. Cancelling the subscription during a wait ends it, and no
- * further request is made; the retrier's shutdown signal ends every wait. Thread-safe.
+ * least of all an event loop of the client. The retrier's shutdown signal ends every wait.
+ *
+ * <p>Ending a call: cancelling the subscription to the exchange ends a wait and makes no further
+ * request. Operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
+ * stream does, until the response's content ends), so a subscription can also carry a
+ * {@link CallContext} in its Reactor context ({@link #cancelledWith}) whose cancellation ends the call
+ * from beneath them: a wait at once, with no further request, and an attempt in flight, whose request
+ * is then abandoned; the call signals a {@link CancellationException}. Thread-safe.
  */
 final class RetryingExchangeFilter implements ExchangeFilterFunction {
 
     private static final byte[] NO_BODY = new byte[0];
+
+    /** The key of the call's context in the Reactor context of a subscription. */
+    private static final Object CALL = RetryingExchangeFilter.class.getName() + ".call";
 
     private final ReactorRetry retry;
 
@@ -67,20 +80,48 @@ final class RetryingExchangeFilter implements ExchangeFilterFunction {
     }
 
     /**
+     * Returns what makes the calls made under it cancellable: a Reactor context entry that tells this
+     * filter, beneath operators that may hold a subscriber's cancellation back, that the call is over.
+     *
+     * @param call the context of one subscription to a stream, which its subscriber's cancellation
+     *     cancels
+     * @return the function that adds the entry to a Reactor context, for {@code contextWrite}
+     */
+    static Function<Context, Context> cancelledWith(CallContext call) {
+        Objects.requireNonNull(call, "call must not be null");
+        return (context) -> context.put(CALL, call);
+    }
+
+    /**
      * Makes the exchange, retrying its establishment as the class documentation describes.
      *
      * @return the response of the first attempt that was established, or of a permanent failure; or an
-     *     error: {@link ExhaustedException}, or what the retrier ended the call with
+     *     error: {@link ExhaustedException}, a {@link CancellationException} when the call was cancelled,
+     *     or what else the retrier ended the call with
      */
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
-        Mono<ClientResponse> attempt = Mono.defer(() -> next.exchange(request))
-            .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
-            .flatMap(this::established);
-        // A one-element stream, so that listeners hear STREAM attempts; it completes after its element.
-        return this.retry.flux(attempt.flux())
-            .singleOrEmpty()
-            .onErrorResume(PermanentStatus.class, (permanent) -> Mono.just(permanent.response));
+        return Mono.deferContextual((view) -> {
+            CallContext call = view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background());
+            Mono<ClientResponse> exchange = Mono.defer(() -> next.exchange(request))
+                .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
+                .flatMap(this::established);
+            // A cancellation during the attempt ends it, and the failure is not retried.
+            Mono<ClientResponse> attempt = Mono.firstWithSignal(exchange, cancellationOf(call));
+            // A one-element stream, so that listeners hear STREAM attempts; it completes after its element.
+            return this.retry.flux(attempt.flux(), call)
+                .singleOrEmpty()
+                .onErrorResume(PermanentStatus.class, (permanent) -> Mono.just(permanent.response));
+        });
+    }
+
+    /** Signals a cancellation of the call, if it ever comes; withdraws its registration either way. */
+    private static Mono<ClientResponse> cancellationOf(CallContext call) {
+        return Mono.create((sink) -> {
+            CallContext.Registration registration = call.onCancel(
+                    () -> sink.error(new CancellationException("The stream's subscriber cancelled it")));
+            sink.onDispose(registration::close);
+        });
     }
 
     /** Passes an established response on; signals a failed one as the failure to decide about. */

@@ -42,8 +42,8 @@ class OllamaChatModelApplicationTests {
 
             assertThat(greeter.greet()).isEqualTo("Hello");
             assertThat(greeter.model).isSameAs(context.getBean("ollamaChatModel"))
-                .isExactlyInstanceOf(OllamaChatModel.class);
-            assertThat(OllamaChatModelRebuild.isRetried(greeter.model, "ollamaChatModel")).isTrue();
+                .isInstanceOf(OllamaChatModel.class);
+            assertThat(OllamaChatModelRebuild.isRetried(greeter.model)).isTrue();
             assertThat(provider.requests()).isEqualTo(2);
             assertThat(this.events.scheduled()).hasSize(1);
             assertThat(attempts(context, "invoke", "retryable_failure")).isEqualTo(1);

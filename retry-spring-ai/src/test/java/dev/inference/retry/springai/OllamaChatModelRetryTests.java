@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static dev.inference.retry.springai.Polling.assertHolds;
 import static dev.inference.retry.springai.Polling.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -287,8 +289,15 @@ class OllamaChatModelRetryTests {
 
                 assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(FIVE_MINUTES);
-                time.advanceTimeBy(FIVE_MINUTES);
+                // A minute at a time, from the scheduling on: the next attempt starts once five have passed.
+                awaitTrue(() -> {
+                    if (events.started().size() < 2) {
+                        time.advanceTimeBy(Duration.ofMinutes(1));
+                    }
+                    return events.started().size() == 2;
+                });
 
+                assertThat(time.now(TimeUnit.MINUTES)).isGreaterThanOrEqualTo(5);
                 awaitTrue(() -> String.join("", received).equals("Hello"));
                 assertThat(provider.requests()).isEqualTo(2);
             });
@@ -305,11 +314,31 @@ class OllamaChatModelRetryTests {
                 assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(FIVE_MINUTES);
                 subscription.dispose();
-                // Had the wait outlived the subscription, its timer would now start the next attempt, here.
-                time.advanceTimeBy(Duration.ofHours(1));
 
-                assertThat(events.started()).hasSize(1);
-                assertThat(provider.requests()).isEqualTo(1);
+                // Had the wait outlived the subscription, its timer would fire as the clock runs on, and the
+                // next attempt would start.
+                assertHolds(() -> {
+                    time.advanceTimeBy(Duration.ofMinutes(10));
+                    return events.started().size() == 1 && provider.requests() == 1;
+                }, Duration.ofMillis(500));
+            });
+        }
+
+        @Test
+        void endsAnAttemptInFlightAndMakesNoFurtherRequestWhenTheSubscriptionIsDisposed() {
+            provider.always(OllamaWire.stream("Hello").withFixedDelay(3000));
+            run((context) -> {
+                Disposable subscription = context.getBean(OllamaChatModel.class).stream("Hi").subscribe();
+                awaitTrue(() -> provider.requests() == 1);
+
+                long disposed = System.nanoTime();
+                subscription.dispose();
+                awaitTrue(() -> !events.finished().isEmpty(), PROMPT.plus(MARGIN));
+
+                assertThat(Duration.ofNanos(events.finished().get(0).nanos() - disposed)).isLessThan(PROMPT.plus(MARGIN));
+                assertThat(events.finished().get(0).event().failure()).isInstanceOf(CancellationException.class);
+                assertThat(events.finished().get(0).event().retryable()).isFalse();
+                assertHolds(() -> provider.requests() == 1, Duration.ofMillis(500));
             });
         }
     }
@@ -323,7 +352,7 @@ class OllamaChatModelRetryTests {
             runWith(provider.port(), Optional.empty(), (context) -> {
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
 
-                assertThat(OllamaChatModelRebuild.isRetried(model, "ollamaChatModel")).isFalse();
+                assertThat(OllamaChatModelRebuild.isRetried(model)).isFalse();
                 assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(TransientAiException.class)
                     .hasMessage("HTTP 503 - {\"error\":\"server busy\"}");
                 // spring.ai.retry.max-attempts=2: Spring AI's own first attempt and two retries.

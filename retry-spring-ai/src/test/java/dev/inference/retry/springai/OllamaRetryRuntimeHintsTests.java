@@ -18,8 +18,7 @@ class OllamaRetryRuntimeHintsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "chatApi", "toolCallingManager", "observationRegistry", "observationConvention",
-            "retryTemplate" })
+    @ValueSource(strings = { "chatApi", "toolCallingManager", "observationRegistry", "observationConvention" })
     void letTheModelsPrivateFieldsBeRead(String field) {
         assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OllamaChatModel.class, field)).accepts(this.hints);
     }
