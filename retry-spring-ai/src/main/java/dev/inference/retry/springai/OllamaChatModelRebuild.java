@@ -2,8 +2,8 @@ package dev.inference.retry.springai;
 
 import dev.inference.retry.Retrier;
 import io.micrometer.observation.ObservationRegistry;
-import java.lang.reflect.Field;
 import java.net.URI;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
@@ -54,6 +54,27 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 final class OllamaChatModelRebuild {
 
+    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
+
+    private static final PrivateField CHAT_API = new PrivateField(OllamaChatModel.class, "chatApi", SUPPORTED);
+
+    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OllamaChatModel.class,
+            "toolCallingManager", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OllamaChatModel.class,
+            "observationRegistry", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OllamaChatModel.class,
+            "observationConvention", SUPPORTED);
+
+    private static final PrivateField REST_CLIENT = new PrivateField(OllamaApi.class, "restClient", SUPPORTED);
+
+    private static final PrivateField WEB_CLIENT = new PrivateField(OllamaApi.class, "webClient", SUPPORTED);
+
+    /** The private fields a rebuild reads, for a native image's reflection hints. */
+    static final List<PrivateField> FIELDS = List.of(CHAT_API, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
+            OBSERVATION_CONVENTION, REST_CLIENT, WEB_CLIENT);
+
     private OllamaChatModelRebuild() {
     }
 
@@ -85,15 +106,12 @@ final class OllamaChatModelRebuild {
                     + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds",
                     null);
         }
-        OllamaApi api = read(model, OllamaChatModel.class, "chatApi", OllamaApi.class, beanName);
-        ToolCallingManager toolCallingManager = read(model, OllamaChatModel.class, "toolCallingManager",
-                ToolCallingManager.class, beanName);
-        ObservationRegistry observationRegistry = read(model, OllamaChatModel.class, "observationRegistry",
-                ObservationRegistry.class, beanName);
-        ChatModelObservationConvention convention = read(model, OllamaChatModel.class, "observationConvention",
-                ChatModelObservationConvention.class, beanName);
-        RestClient restClient = read(api, OllamaApi.class, "restClient", RestClient.class, beanName);
-        WebClient webClient = read(api, OllamaApi.class, "webClient", WebClient.class, beanName);
+        OllamaApi api = CHAT_API.read(model, beanName);
+        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        RestClient restClient = REST_CLIENT.read(api, beanName);
+        WebClient webClient = WEB_CLIENT.read(api, beanName);
 
         OllamaApi retried = OllamaApi.builder()
             .baseUrl(baseUrlOf(restClient))
@@ -120,25 +138,6 @@ final class OllamaChatModelRebuild {
             return uri;
         });
         return Objects.requireNonNull(base.get(), "The client's URI builder was not called").toString();
-    }
-
-    private static <T> T read(Object target, Class<?> declaringClass, String name, Class<T> type, String beanName) {
-        Object value;
-        try {
-            Field field = declaringClass.getDeclaredField(name);
-            field.setAccessible(true);
-            value = field.get(target);
-        }
-        catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
-                    + " could not be read (this module supports Spring AI 2.0.1's Ollama model)", ex);
-        }
-        if (!type.isInstance(value)) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + declaringClass.getName() + "." + name
-                    + " holds " + ((value != null) ? "a " + value.getClass().getName() : "null") + ", not a "
-                    + type.getName(), null);
-        }
-        return type.cast(value);
     }
 
     /**

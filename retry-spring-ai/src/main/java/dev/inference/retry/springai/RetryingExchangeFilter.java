@@ -130,8 +130,7 @@ final class RetryingExchangeFilter implements ExchangeFilterFunction {
         if (status < 400) {
             return Mono.just(response);
         }
-        HttpStatusException typed = SpringHttpFailures.statusFailure(status, response.headers().asHttpHeaders(),
-                this.clock);
+        HttpStatusException typed = SdkFailures.statusFailure(status, response.headers()::header, this.clock);
         if (!Classification.isRetryable(typed)) {
             // Read now: a retry that gives up cancels its source, and a cancelled exchange releases the body
             // the client is yet to read for its exception. As when the client reads it, an unreadable

@@ -141,7 +141,7 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
             if (status < 400) {
                 return Attempt.success(response);
             }
-            HttpStatusException typed = SpringHttpFailures.statusFailure(status, response.getHeaders(), this.clock);
+            HttpStatusException typed = SdkFailures.statusFailure(status, response.getHeaders()::getOrEmpty, this.clock);
             if (!Classification.isRetryable(typed)) {
                 return Attempt.handOver(response, typed);
             }

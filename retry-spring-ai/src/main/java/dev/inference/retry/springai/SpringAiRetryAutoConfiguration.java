@@ -8,6 +8,7 @@ import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.retry.RetryUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,7 +31,8 @@ import reactor.core.publisher.Flux;
  * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
  * is not {@code false}. Then every {@code OpenAiChatModel} and {@code AnthropicChatModel} bean for
  * which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients whose HTTP
- * exchanges that retrier retries and whose own retries are off. Without a provider's model on the
+ * exchanges that retrier retries and whose own retries are off; an {@code OllamaChatModel} bean is rebuilt
+ * the same way as a subclass of its class (see {@link OllamaChatModelRebuild}). Without a provider's model on the
  * class path, nothing of that provider is loaded. Every other chat model bean with a retrier (see
  * {@link ChatModelsRetriedBeneath}) becomes a proxy of its own class that retries its calls above the
  * HTTP exchange (see {@link ChatModelProxyRetryPostProcessor}).
@@ -89,16 +91,25 @@ public final class SpringAiRetryAutoConfiguration {
         }
     }
 
-    /** The Ollama model, on Spring's RestClient and WebClient, retried by spring-ai-retry's RetryTemplate. */
+    /**
+     * The Ollama model, on Spring's RestClient and WebClient, retried by spring-ai-retry's RetryTemplate.
+     * Its client turns error statuses into exceptions with the application's response error handler, as
+     * Spring AI's auto-configuration gives it to the {@code OllamaApi}, else Spring AI's default.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({ OllamaChatModel.class, RestClient.class, WebClient.class, Flux.class })
     @ImportRuntimeHints(OllamaRetryRuntimeHints.class)
     static class Ollama {
 
         @Bean
-        static OllamaChatModelRetryPostProcessor inferenceRetryOllamaChatModelPostProcessor(
-                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ResponseErrorHandler> errorHandler) {
-            return new OllamaChatModelRetryPostProcessor(retriers, errorHandler);
+        static ChatModelRetryPostProcessor<OllamaChatModel> inferenceRetryOllamaChatModelPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
+                ObjectProvider<ResponseErrorHandler> errorHandler) {
+            return new ChatModelRetryPostProcessor<>(OllamaChatModel.class,
+                    (model, beanName) -> OllamaChatModelRebuild.isRetried(model),
+                    (model, beanName, retrier, unusedTimer) -> OllamaChatModelRebuild.rebuild(model, beanName, retrier,
+                            errorHandler.getIfAvailable(() -> RetryUtils.DEFAULT_RESPONSE_ERROR_HANDLER)),
+                    retriers, timer);
         }
     }
 }

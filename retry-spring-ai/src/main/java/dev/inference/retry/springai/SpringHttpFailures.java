@@ -1,16 +1,11 @@
 package dev.inference.retry.springai;
 
-import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
-import dev.inference.failure.RetryAfter;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.Optional;
-import org.springframework.http.HttpHeaders;
 
 /**
- * Types what an exchange of Spring's {@code RestClient} or {@code WebClient} produced as the core's
- * failures, and attaches them to the exceptions those clients throw.
+ * Types the transport failures of Spring's {@code RestClient} and {@code WebClient} as the core's
+ * failures, and attaches typed failures to the exceptions those clients throw (the typed failure of an
+ * error status is {@link SdkFailures#statusFailure}'s, as for the SDKs).
  *
  * <p>The retry decisions classify a failure by the first typed failure in its cause chain, while the
  * caller must get the client's own exception (on exhaustion, as the cause of the
@@ -19,35 +14,7 @@ import org.springframework.http.HttpHeaders;
  */
 final class SpringHttpFailures {
 
-    /** The header in which some providers give their wait in milliseconds, read before {@code Retry-After}. */
-    static final String RETRY_AFTER_MS = "retry-after-ms";
-
     private SpringHttpFailures() {
-    }
-
-    /**
-     * Returns the typed failure of a response whose status is 400 or more. Reads the headers only.
-     *
-     * @param status the response's status code
-     * @param headers the response's headers
-     * @param clock the clock that says what "now" is for a {@code Retry-After} date
-     * @return the status failure with the provider's wait, if it asked for one
-     */
-    static HttpStatusException statusFailure(int status, HttpHeaders headers, Clock clock) {
-        return new HttpStatusException(status, "The provider answered HTTP " + status,
-                retryAfter(headers, clock).orElse(null));
-    }
-
-    /**
-     * Reads the wait a provider asked for: {@code retry-after-ms} first, then {@code Retry-After}.
-     *
-     * @param headers the response's headers
-     * @param clock the clock for an HTTP-date
-     * @return the positive wait, or empty when the headers ask for none (or hold garbage)
-     */
-    static Optional<Duration> retryAfter(HttpHeaders headers, Clock clock) {
-        Optional<Duration> millis = RetryAfter.parseMillis(headers.getFirst(RETRY_AFTER_MS));
-        return millis.isPresent() ? millis : RetryAfter.parse(headers.getFirst(HttpHeaders.RETRY_AFTER), clock);
     }
 
     /**

@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Waits in tests for a condition that another thread makes true, by polling it with a deadline rather
- * than sleeping for a guessed time.
+ * than sleeping for a guessed time; or watches that a condition stays true for a while.
  */
 final class Await {
 
@@ -27,5 +27,17 @@ final class Await {
             }
             LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
         }
+    }
+
+    /** Polls the condition for the whole period, failing the test the first time it does not hold. */
+    static void assertHolds(BooleanSupplier condition, Duration period) {
+        long end = System.nanoTime() + period.toNanos();
+        do {
+            if (!condition.getAsBoolean()) {
+                throw new AssertionError("Condition stopped holding before " + period + " had passed");
+            }
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
+        while (System.nanoTime() < end);
     }
 }

@@ -50,6 +50,8 @@ class OllamaRetryAutoConfigurationTests {
 
     private static final String UNUSED_PROVIDER = "http://127.0.0.1:9";
 
+    private static final String POST_PROCESSOR = "inferenceRetryOllamaChatModelPostProcessor";
+
     private final List<String> asked = new CopyOnWriteArrayList<>();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -81,7 +83,7 @@ class OllamaRetryAutoConfigurationTests {
         @Test
         void withoutChatModelRetriers() {
             runner.run((context) -> {
-                assertThat(context).hasNotFailed().doesNotHaveBean(OllamaChatModelRetryPostProcessor.class);
+                assertThat(context).hasNotFailed().doesNotHaveBean(POST_PROCESSOR);
                 assertRetried(context.getBean(OllamaChatModel.class), false);
             });
         }
@@ -91,7 +93,7 @@ class OllamaRetryAutoConfigurationTests {
             runner.withBean(ChatModelRetriers.class, () -> retriers(true))
                 .withPropertyValues("inference.retry.spring-ai.enabled=false")
                 .run((context) -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(OllamaChatModelRetryPostProcessor.class);
+                    assertThat(context).hasNotFailed().doesNotHaveBean(POST_PROCESSOR);
                     assertRetried(context.getBean(OllamaChatModel.class), false);
                     assertThat(asked).isEmpty();
                 });
@@ -102,7 +104,7 @@ class OllamaRetryAutoConfigurationTests {
                 .withClassLoader(new FilteredClassLoader(missing))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .run((context) -> assertThat(context).hasNotFailed()
-                    .doesNotHaveBean(OllamaChatModelRetryPostProcessor.class));
+                    .doesNotHaveBean(POST_PROCESSOR));
         }
     }
 
@@ -112,7 +114,7 @@ class OllamaRetryAutoConfigurationTests {
         @Test
         void aModelWhoseBeanHasARetrierAndStaysAnOllamaChatModel() {
             runner.withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
-                assertThat(context).hasNotFailed().hasSingleBean(OllamaChatModel.class);
+                assertThat(context).hasNotFailed().hasSingleBean(OllamaChatModel.class).hasBean(POST_PROCESSOR);
                 assertThat(context.getBean("ollamaChatModel")).isInstanceOf(OllamaChatModel.class);
                 assertRetried(context.getBean(OllamaChatModel.class), true);
                 assertThat(asked).containsExactly("ollamaChatModel");

@@ -115,8 +115,7 @@ class OpenAiChatModelApplicationTests {
             .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
                     "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
                     "spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
-                    "spring.ai.openai.api-key=test", "spring.ai.model.chat=openai", "spring.ai.model.embedding=none",
-                    "spring.ai.model.image=none",
+                    "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
                     "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
                     "spring.ai.model.moderation=none", "spring.ai.model.chat=openai", "spring.main.banner-mode=off")
             .run(Arrays.stream(arguments).map((argument) -> "--" + argument).toArray(String[]::new));
