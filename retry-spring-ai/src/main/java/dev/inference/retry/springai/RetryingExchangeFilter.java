@@ -43,17 +43,17 @@ import reactor.util.context.Context;
  * memory on the way), and the client's {@code retrieve()} signals exactly what it signals today (such as
  * a {@code WebClientResponseException} for 400). A retryable status is the
  * {@code WebClientResponseException} that {@link ClientResponse#createException()} makes of the
- * response, as {@code retrieve()} would; a
- * network failure is a copy of the client's {@code WebClientRequestException}. Each carries the typed
- * failure as its cause, and when attempts run out it is the cause of the {@link ExhaustedException}
- * the exchange signals, which the client passes on unchanged.
+ * response, as {@code retrieve()} would; a network failure is a copy of the client's
+ * {@code WebClientRequestException}. Each carries the typed failure as its cause, and when attempts run
+ * out it is the cause of the {@link ExhaustedException} the exchange signals, which the client passes on
+ * unchanged.
  *
  * <p>Waits are {@link ReactorRetry}'s: timers on Reactor's parallel scheduler, so no thread is blocked,
  * least of all an event loop of the client. The retrier's shutdown signal ends every wait.
  *
  * <p>Ending a call: cancelling the subscription to the exchange ends a wait and makes no further
  * request. Operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
- * stream does, until the response's content ends), so a subscription can also carry a
+ * stream does), so a subscription can also carry a
  * {@link CallContext} in its Reactor context ({@link #cancelledWith}) whose cancellation ends the call
  * from beneath them: a wait at once, with no further request, and an attempt in flight, whose request
  * is then abandoned; the call signals a {@link CancellationException}. Thread-safe.

@@ -31,9 +31,9 @@ import reactor.core.publisher.Flux;
  * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
  * is not {@code false}. Then every {@code OpenAiChatModel} and {@code AnthropicChatModel} bean for
  * which {@link ChatModelRetriers} has a retrier is rebuilt, keeping its class, on clients whose HTTP
- * exchanges that retrier retries and whose own retries are off; an {@code OllamaChatModel} bean is rebuilt
- * the same way as a subclass of its class (see {@link OllamaChatModelRebuild}). Without a provider's model on the
- * class path, nothing of that provider is loaded. Every other chat model bean with a retrier (see
+ * exchanges that retrier retries and whose own retries are off; an {@code OllamaChatModel} bean is
+ * rebuilt the same way, as a subclass of its class (see {@link OllamaChatModelRebuild}). Without a
+ * provider's model on the class path, nothing of that provider is loaded. Every other chat model bean with a retrier (see
  * {@link ChatModelsRetriedBeneath}) becomes a proxy of its own class that retries its calls above the
  * HTTP exchange (see {@link ChatModelProxyRetryPostProcessor}).
  */
@@ -92,9 +92,10 @@ public final class SpringAiRetryAutoConfiguration {
     }
 
     /**
-     * The Ollama model, on Spring's RestClient and WebClient, retried by spring-ai-retry's RetryTemplate.
-     * Its client turns error statuses into exceptions with the application's response error handler, as
-     * Spring AI's auto-configuration gives it to the {@code OllamaApi}, else Spring AI's default.
+     * The Ollama model, on Spring's RestClient and WebClient, whose own retries come from spring-ai-retry's
+     * shared RetryTemplate. Its client turns error statuses into exceptions with the application's response
+     * error handler, as Spring AI's auto-configuration gives it to the {@code OllamaApi}, else Spring AI's
+     * default.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({ OllamaChatModel.class, RestClient.class, WebClient.class, Flux.class })
