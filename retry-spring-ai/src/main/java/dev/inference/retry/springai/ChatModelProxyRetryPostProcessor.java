@@ -2,6 +2,7 @@ package dev.inference.retry.springai;
 
 import dev.inference.retry.Retrier;
 import java.lang.reflect.Method;
+import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.Optional;
@@ -34,7 +35,9 @@ import org.springframework.util.ClassUtils;
  * cannot be subclassed (it is final, or a {@code call} or {@code stream} method of it is) fails startup
  * with a {@link ChatModelNotRetriableException} that names the bean and the fix: an interface-only proxy
  * would lose the bean's class, and a proxy that could not intercept those methods would leave them
- * unretried while the application believes them retried.
+ * unretried while the application believes them retried. So does a model that holds a Spring
+ * {@code RetryTemplate} (as Spring AI's models on {@code spring-ai-retry}, such as Mistral's, do): it
+ * retries each exchange itself, and a retry above it would multiply the attempts.
  *
  * <p>Left as they are: beans for which {@link ChatModelRetriers} answers empty, targets of a scoped proxy
  * (their proxy is retried), beans already retried, and beans of the classes retried beneath the bean,
@@ -53,6 +56,10 @@ final class ChatModelProxyRetryPostProcessor
 
     /** Just after the post-processors of the classes retried beneath the bean. */
     static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1;
+
+    private static final String RETRY_TEMPLATE = "org.springframework.core.retry.RetryTemplate";
+
+    private static final String OLLAMA_CHAT_MODEL = "org.springframework.ai.ollama.OllamaChatModel";
 
     private final ObjectProvider<ChatModelRetriers> retriers;
 
@@ -141,7 +148,32 @@ final class ChatModelProxyRetryPostProcessor
                     + ") is final" + beneath
                     + "make the method non-final to have the bean retried";
         }
+        Optional<Field> retryTemplate = retryTemplateOf(type);
+        if (retryTemplate.isPresent()) {
+            Field field = retryTemplate.get();
+            return "it retries each exchange itself, with the RetryTemplate in its field "
+                    + field.getDeclaringClass().getName() + "." + field.getName() + " (as Spring AI's models on "
+                    + "spring-ai-retry do), and a retry above it would multiply the attempts; this module makes that "
+                    + "template one attempt only for " + ClassUtils.getShortName(OLLAMA_CHAT_MODEL)
+                    + ". Keep the model's own retries";
+        }
         return null;
+    }
+
+    /**
+     * The field in which a model holds a Spring {@code RetryTemplate}, with which it retries its own
+     * exchanges, as the models on Spring AI's {@code spring-ai-retry} do.
+     */
+    private static Optional<Field> retryTemplateOf(Class<?> type) {
+        for (Class<?> declaring = type; declaring != null && declaring != Object.class;
+                declaring = declaring.getSuperclass()) {
+            for (Field field : declaring.getDeclaredFields()) {
+                if (!Modifier.isStatic(field.getModifiers()) && field.getType().getName().equals(RETRY_TEMPLATE)) {
+                    return Optional.of(field);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** Tells whether a bean is already a proxy that retries its calls. */

@@ -25,6 +25,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.retry.RetryTemplate;
 
 /**
  * Which chat model beans the post-processor makes proxies of, which it leaves alone and which it refuses.
@@ -151,6 +152,15 @@ class ChatModelProxyRetryPostProcessorTests {
         }
 
         @Test
+        void aModelThatRetriesItsExchangesWithARetryTemplateOfItsOwn() {
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new RetriesItself(), "mistralAiChatModel"))
+                .withMessageContaining("it retries each exchange itself, with the RetryTemplate in its field "
+                        + RetriesItself.class.getName() + ".retryTemplate")
+                .withMessageContaining("set inference.retry.clients.mistralAiChatModel.enabled=false");
+        }
+
+        @Test
         void aFinalModelAtStartupWithTheReport() {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
@@ -163,6 +173,17 @@ class ChatModelProxyRetryPostProcessorTests {
                         .contains(FinalChatModel.class.getName() + " is final");
                     assertThat(report.getAction()).contains("inference.retry.clients.finalChatModel.enabled=false");
                 });
+        }
+    }
+
+    /** A chat model that retries its own exchanges, as Spring AI's models on spring-ai-retry do. */
+    static class RetriesItself extends AnswersHello {
+
+        // Held as Spring AI's models on spring-ai-retry hold theirs, around each exchange.
+        private final RetryTemplate retryTemplate = new RetryTemplate();
+
+        RetryTemplate retryTemplate() {
+            return this.retryTemplate;
         }
     }
 
