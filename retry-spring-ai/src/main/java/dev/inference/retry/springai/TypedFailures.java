@@ -2,7 +2,6 @@ package dev.inference.retry.springai;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
-import dev.inference.failure.RetryAfter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -15,11 +14,6 @@ import org.jspecify.annotations.Nullable;
  * client's exception as its cause.
  */
 final class TypedFailures {
-
-    /** The header in which OpenAI-compatible providers give their wait in milliseconds, read first. */
-    static final String RETRY_AFTER_MS = "retry-after-ms";
-
-    static final String RETRY_AFTER = "Retry-After";
 
     private TypedFailures() {
     }
@@ -78,9 +72,11 @@ final class TypedFailures {
         return values.isEmpty() ? null : values.get(0);
     }
 
-    /** The wait a provider asked for: {@code retry-after-ms} first, then {@code Retry-After}. */
+    /** The wait a provider asked for, read as {@link SdkFailures#retryAfter} reads it. */
     private static Optional<Duration> retryAfter(Function<String, @Nullable String> header, Clock clock) {
-        Optional<Duration> millis = RetryAfter.parseMillis(header.apply(RETRY_AFTER_MS));
-        return millis.isPresent() ? millis : RetryAfter.parse(header.apply(RETRY_AFTER), clock);
+        return SdkFailures.retryAfter((name) -> {
+            String value = header.apply(name);
+            return (value != null) ? List.of(value) : List.of();
+        }, clock);
     }
 }
