@@ -109,15 +109,18 @@ class RetryObservabilityIntegrationTests {
     }
 
     @Test
-    void inferenceRetryEndpointListsTheClientWithItsPolicyAndSchedule() throws Exception {
+    void inferenceRetryEndpointListsTheClientAndTheChatModelWithTheirPolicyAndSchedule() throws Exception {
         HttpResponse<String> response = http.get("/actuator/inferenceretry");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of("openai", Map.of("name", "openai",
-                "policy", Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4, "maxDelay", "PT2S"),
-                "schedule", List.of(
-                        Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
-                        Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
-                        Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"))))));
+        Map<String, Object> policy = Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4,
+                "maxDelay", "PT2S");
+        List<Map<String, Object>> schedule = List.of(
+                Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
+                Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
+                Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"));
+        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of(
+                "openai", Map.of("name", "openai", "policy", policy, "schedule", schedule),
+                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule))));
     }
 }
