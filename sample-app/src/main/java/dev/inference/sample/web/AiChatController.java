@@ -68,18 +68,7 @@ class AiChatController {
             throw ex;
         }
         // No emitter timeout: the model's own timeout ends a stalled stream.
-        SseEmitter emitter = new SseEmitter(0L);
-        emitter.onCompletion(responses::close);
-        emitter.onTimeout(responses::close);
-        emitter.onError((ex) -> responses.close());
-        try {
-            this.executor.execute(() -> relay(iterator, emitter));
-        }
-        catch (RuntimeException ex) {
-            responses.close();
-            throw ex;
-        }
-        return emitter;
+        return SseRelay.start(this.executor, responses::close, (emitter) -> relay(iterator, emitter));
     }
 
     private static void relay(Iterator<ChatResponse> responses, SseEmitter emitter) {
