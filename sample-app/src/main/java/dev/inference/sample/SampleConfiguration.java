@@ -66,7 +66,13 @@ class SampleConfiguration {
         return builder.build();
     }
 
-    private static URI baseUrl(SampleInferenceProperties properties, ObjectProvider<FlakyProvider> embedded) {
+    /**
+     * Returns the base URL of the sample's provider, the part before {@code /v1/chat/completions}: the
+     * configured one, or else the embedded provider's, which this starts if it has not yet started.
+     *
+     * @throws IllegalStateException if neither is there
+     */
+    static URI baseUrl(SampleInferenceProperties properties, ObjectProvider<FlakyProvider> embedded) {
         URI configured = properties.getBaseUrl();
         if (configured != null && StringUtils.hasText(configured.toString())) {
             return configured;

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -22,7 +23,8 @@ import org.springframework.test.context.TestPropertySource;
 /**
  * The sample pointed at a provider of its own choosing by {@code sample.inference.base-url}, with
  * the API key taken from {@code OPENAI_API_KEY}: the embedded provider is not started, and every
- * attempt carries the key as a bearer token.
+ * attempt carries the key as a bearer token, from the sample's own client and from Spring AI's chat
+ * model alike.
  */
 @SampleAppTest
 @TestPropertySource(properties = "OPENAI_API_KEY=sk-from-the-environment")
@@ -43,6 +45,11 @@ class ExternalProviderIntegrationTests {
         registry.add("sample.inference.base-url", () -> external.baseUrl().toString());
     }
 
+    @BeforeEach
+    void resetExternal() {
+        external.reset();
+    }
+
     @AfterAll
     static void stopExternal() {
         external.close();
@@ -58,5 +65,18 @@ class ExternalProviderIntegrationTests {
         assertThat(external.requests()).extracting((request) -> request.header("Authorization").orElseThrow())
                 .containsExactly("Bearer sk-from-the-environment", "Bearer sk-from-the-environment");
         assertThat(context.getBeanNamesForType(FlakyProvider.class)).isEmpty();
+    }
+
+    @Test
+    void pointsSpringAisChatModelAtTheSameProviderWithTheSameKey() throws Exception {
+        external.script(Outcome.UNAVAILABLE, Outcome.SUCCESS);
+
+        HttpResponse<String> response = new SampleHttp(this.port).get("/ai/chat?prompt=hi");
+
+        assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi"));
+        assertThat(external.requests()).extracting((request) -> request.path() + " "
+                + request.header("Authorization").orElseThrow())
+                .containsExactly("/v1/chat/completions Bearer sk-from-the-environment",
+                        "/v1/chat/completions Bearer sk-from-the-environment");
     }
 }

@@ -17,9 +17,9 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.annotation.DirtiesContext.ClassMode;
 
 /**
- * What the sample exposes at {@code /actuator}: the retry metrics of its {@code openai} client and
- * the {@code inferenceretry} endpoint. Each test starts a fresh application, never one cached by
- * another test class, so every count is exact.
+ * What the sample exposes at {@code /actuator}: the retry metrics of its {@code openai} client and of
+ * its Spring AI chat model {@code openAiChatModel}, and the {@code inferenceretry} endpoint. Each test
+ * starts a fresh application, never one cached by another test class, so every count is exact.
  */
 @SampleAppTest
 @Import(VirtualTime.class)
@@ -109,15 +109,68 @@ class RetryObservabilityIntegrationTests {
     }
 
     @Test
-    void inferenceRetryEndpointListsTheClientWithItsPolicyAndSchedule() throws Exception {
+    void inferenceRetryEndpointListsTheClientAndTheChatModelWithTheirPolicyAndSchedule() throws Exception {
         HttpResponse<String> response = http.get("/actuator/inferenceretry");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of("openai", Map.of("name", "openai",
-                "policy", Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4, "maxDelay", "PT2S"),
-                "schedule", List.of(
-                        Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
-                        Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
-                        Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"))))));
+        Map<String, Object> policy = Map.of("stableRetries", 1, "stableDelay", "PT0.2S", "maxAttempts", 4,
+                "maxDelay", "PT2S");
+        List<Map<String, Object>> schedule = List.of(
+                Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
+                Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
+                Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"));
+        assertThat(json(response)).isEqualTo(Map.of("clients", Map.of(
+                "openai", Map.of("name", "openai", "policy", policy, "schedule", schedule),
+                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule))));
+    }
+
+    @Test
+    void chatModelExhaustedCountersStartAtZeroUnderItsBeanName() throws Exception {
+        assertThat(http.metric("inference.retry.exhausted", "client:openAiChatModel", "operation:invoke"))
+                .isZero();
+        assertThat(http.metric("inference.retry.exhausted", "client:openAiChatModel", "operation:stream"))
+                .isZero();
+    }
+
+    @Test
+    void countsEveryAttemptOfASpringAiChatUnderTheModelsBeanName() throws Exception {
+        provider.script(Outcome.UNAVAILABLE, Outcome.SERVER_ERROR, Outcome.SUCCESS);
+
+        http.get("/ai/chat?prompt=hi");
+
+        assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:invoke"))
+                .isEqualTo(3);
+        assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:invoke",
+                "outcome:retryable_failure", "error:http_503")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:invoke",
+                "outcome:retryable_failure", "error:http_500")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:invoke",
+                "outcome:success", "error:none")).isEqualTo(1);
+    }
+
+    @Test
+    void countsAnExhaustedSpringAiStreamAndEachOfItsAttempts() throws Exception {
+        provider.script(Outcome.UNAVAILABLE, Outcome.UNAVAILABLE, Outcome.UNAVAILABLE, Outcome.UNAVAILABLE);
+
+        http.get("/ai/chat/stream?prompt=hi", "text/event-stream");
+
+        assertThat(http.metric("inference.retry.exhausted", "client:openAiChatModel", "operation:stream"))
+                .isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:stream",
+                "outcome:retryable_failure", "error:http_503")).isEqualTo(4);
+    }
+
+    @Test
+    void timesEveryScheduledWaitOfASpringAiChat() throws Exception {
+        provider.script(Outcome.UNAVAILABLE, Outcome.DROP, Outcome.SUCCESS);
+
+        http.get("/ai/chat?prompt=hi");
+
+        HttpResponse<String> backoff = http.get(
+                "/actuator/metrics/inference.retry.backoff?tag=client:openAiChatModel&tag=operation:invoke");
+        assertThat(json(backoff).get("measurements")).isEqualTo(List.of(
+                Map.of("statistic", "COUNT", "value", 2.0),
+                Map.of("statistic", "TOTAL_TIME", "value", 0.6),
+                Map.of("statistic", "MAX", "value", 0.4)));
     }
 }

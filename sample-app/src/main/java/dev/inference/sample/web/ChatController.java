@@ -63,22 +63,11 @@ class ChatController {
         CallContext context = newContext();
         StreamReader reader = this.client.stream(request(prompt), context);
         // No emitter timeout: the call's deadline ends the stream.
-        SseEmitter emitter = new SseEmitter(0L);
         Runnable release = () -> {
             context.cancel();
             reader.close();
         };
-        emitter.onCompletion(release);
-        emitter.onTimeout(release);
-        emitter.onError((ex) -> release.run());
-        try {
-            this.executor.execute(() -> relay(reader, emitter));
-        }
-        catch (RuntimeException ex) {
-            release.run();
-            throw ex;
-        }
-        return emitter;
+        return SseRelay.start(this.executor, release, (emitter) -> relay(reader, emitter));
     }
 
     private void relay(StreamReader reader, SseEmitter emitter) {

@@ -1,5 +1,8 @@
 package dev.inference.sample.web;
 
+import com.openai.errors.OpenAIException;
+import com.openai.errors.OpenAIIoException;
+import com.openai.errors.OpenAIServiceException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
@@ -7,6 +10,7 @@ import dev.inference.failure.ShutdownException;
 import dev.inference.retry.ExhaustedException;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -19,12 +23,20 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * mend, 504 when the call's deadline passed, and 503 when the call was cancelled on this side (the
  * request's thread interrupted), which is no failure of the provider's. The same details describe a
  * stream that fails once it is under way, in its {@code error} event.
+ *
+ * <p>The Spring AI calls fail the same ways: the starter retries beneath the OpenAI chat model, which
+ * throws its retrier's {@link ExhaustedException}, {@link ShutdownException} or
+ * {@link CancellationException} as they are (a stream signals them wrapped in a
+ * {@link CompletionException}, which is unwrapped here), and a failure no retry can mend as the OpenAI
+ * SDK threw it: an {@link OpenAIServiceException} carries the provider's status, an
+ * {@link OpenAIIoException} a failed connection.
  */
 @RestControllerAdvice
 class ChatFailures {
 
     @ExceptionHandler({ ExhaustedException.class, HttpStatusException.class, NetworkException.class,
-            DeadlineExceededException.class, ShutdownException.class, CancellationException.class })
+            DeadlineExceededException.class, ShutdownException.class, CancellationException.class,
+            CompletionException.class, OpenAIException.class })
     ProblemDetail inferenceFailed(RuntimeException ex) {
         return problem(ex);
     }
@@ -36,6 +48,10 @@ class ChatFailures {
      * @return the problem detail; 500 for a failure that is not one of the typed ones
      */
     static ProblemDetail problem(RuntimeException failure) {
+        if (failure instanceof CompletionException completion
+                && completion.getCause() instanceof RuntimeException cause) {
+            return problem(cause);
+        }
         if (failure instanceof ExhaustedException exhausted) {
             ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The provider "
                     + "still failed after " + exhausted.attempts() + " attempts: " + exhausted.getCause().getMessage());
@@ -49,9 +65,20 @@ class ChatFailures {
             problem.setProperty("providerStatus", status.status());
             return problem;
         }
-        if (failure instanceof NetworkException) {
+        if (failure instanceof OpenAIServiceException service) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, service.getMessage());
+            problem.setTitle("Provider error");
+            problem.setProperty("providerStatus", service.statusCode());
+            return problem;
+        }
+        if (failure instanceof NetworkException || failure instanceof OpenAIIoException) {
             ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
             problem.setTitle("Provider connection failed");
+            return problem;
+        }
+        if (failure instanceof OpenAIException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
+            problem.setTitle("Provider error");
             return problem;
         }
         if (failure instanceof ShutdownException) {

@@ -1,5 +1,6 @@
 /**
- * The sample's HTTP API: {@code /chat} and {@code /chat/stream}, with failures as RFC 9457 problem
+ * The sample's HTTP API: {@code /chat} and {@code /chat/stream} through its {@code InferenceClient},
+ * {@code /ai/chat} and {@code /ai/chat/stream} through Spring AI, with failures as RFC 9457 problem
  * details.
  */
 @NullMarked

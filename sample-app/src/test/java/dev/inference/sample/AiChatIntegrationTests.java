@@ -1,0 +1,185 @@
+package dev.inference.sample;
+
+import static dev.inference.sample.SampleHttp.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.sample.provider.FlakyProvider;
+import dev.inference.sample.provider.Outcome;
+import dev.inference.sample.provider.RecordedRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The sample's Spring AI side end to end, over real sockets: {@code /ai/chat} and
+ * {@code /ai/chat/stream}, a {@code ChatClient} over Spring AI's real OpenAI chat model, which the
+ * retry starter retries beneath the bean, and the embedded provider failing in a scripted order. The
+ * policy is the one in {@code application.yml} (stable-retries 1, stable-delay 200ms, max-attempts 4,
+ * max-delay 2s), with no jitter; the model's waits are real, so the scripts avoid 429's one-second
+ * {@code Retry-After}.
+ */
+@SampleAppTest
+@Import(VirtualTime.class)
+class AiChatIntegrationTests {
+
+    @LocalServerPort
+    private int port;
+
+    @Autowired
+    private FlakyProvider provider;
+
+    private SampleHttp http;
+
+    @BeforeEach
+    void reset() {
+        this.provider.reset();
+        this.http = new SampleHttp(this.port);
+    }
+
+    @Nested
+    class Chat {
+
+        @Test
+        void retriesA503ThenAnswers() throws Exception {
+            provider.script(Outcome.UNAVAILABLE, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi"));
+            assertThat(provider.requestCount()).isEqualTo(2);
+        }
+
+        @Test
+        void sendsTheSameBodyBytesOnEveryAttempt() throws Exception {
+            provider.script(Outcome.DROP, Outcome.SERVER_ERROR, Outcome.SUCCESS);
+
+            http.get("/ai/chat?prompt=same%20bytes");
+
+            List<RecordedRequest> requests = provider.requests();
+            assertThat(requests).hasSize(3);
+            assertThat(requests.get(0).bodyText()).contains("\"content\":\"same bytes\"", "\"model\":\"gpt-4o-mini\"");
+            assertThat(requests.get(1).body()).isEqualTo(requests.get(0).body());
+            assertThat(requests.get(2).body()).isEqualTo(requests.get(0).body());
+        }
+
+        @Test
+        void sendsNoAuthorizationWithoutAKey() throws Exception {
+            provider.script(Outcome.SUCCESS);
+
+            http.get("/ai/chat?prompt=hi");
+
+            assertThat(provider.requests()).singleElement()
+                .satisfies((request) -> assertThat(request.header("Authorization")).isEmpty());
+        }
+
+        @Test
+        void answers503WithTheAttemptsOnceRetriesAreExhausted() throws Exception {
+            provider.script(Outcome.UNAVAILABLE, Outcome.DROP, Outcome.SERVER_ERROR, Outcome.UNAVAILABLE,
+                    Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider unavailable", "status", 503,
+                    "detail", "The provider still failed after 4 attempts: 503: The engine is overloaded (simulated)",
+                    "instance", "/ai/chat", "attempts", 4));
+            assertThat(provider.requestCount()).isEqualTo(4);
+        }
+
+        @Test
+        void answers502WhenTheAnswerIsCutAndNeverRetries() throws Exception {
+            provider.script(Outcome.CUT, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider error", "status", 502,
+                    "detail", "Error reading response", "instance", "/ai/chat"));
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        @Test
+        void answers502AtOnceWhenTheProviderRefusesTheRequest() throws Exception {
+            provider.script(Outcome.BAD_REQUEST);
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider error", "status", 502,
+                    "detail", "400: The request was refused (scripted)", "instance", "/ai/chat",
+                    "providerStatus", 400));
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+    }
+
+    @Nested
+    class Stream {
+
+        @Test
+        void retriesA503ThenRelaysEveryChunkOnce() throws Exception {
+            provider.script(Outcome.UNAVAILABLE, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat/stream?prompt=hi%20there", "text/event-stream");
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    (type) -> assertThat(type).startsWith("text/event-stream"));
+            assertThat(response.body()).isEqualTo(chunk("You ") + chunk("said: ") + chunk("hi ") + chunk("there")
+                    + "event:done\ndata:{\"finishReason\":\"STOP\"}\n\n");
+            assertThat(provider.requestCount()).isEqualTo(2);
+        }
+
+        @Test
+        void endsWithAnErrorEventWhenCutAndNeverRetries() throws Exception {
+            provider.script(Outcome.CUT, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat/stream?prompt=hi%20there", "text/event-stream");
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            String relayed = chunk("You ") + chunk("said: ") + "event:error\ndata:";
+            assertThat(response.body()).startsWith(relayed);
+            assertThat(json(response.body().substring(relayed.length()).strip())).isEqualTo(Map.of(
+                    "title", "Provider connection failed", "status", 502,
+                    "detail", "The stream ended before the provider gave a finish reason"));
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        @Test
+        void answers503WhenNoAttemptEstablishesTheStream() throws Exception {
+            provider.script(Outcome.SERVER_ERROR, Outcome.DROP, Outcome.SERVER_ERROR, Outcome.SERVER_ERROR,
+                    Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat/stream?prompt=hi", "text/event-stream");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider unavailable", "status", 503,
+                    "detail", "The provider still failed after 4 attempts: 500: The server had an error (simulated)",
+                    "instance", "/ai/chat/stream", "attempts", 4));
+            assertThat(provider.requestCount()).isEqualTo(4);
+        }
+
+        @Test
+        void answers502AtOnceWhenTheProviderRefusesTheRequest() throws Exception {
+            provider.script(Outcome.BAD_REQUEST);
+
+            HttpResponse<String> response = http.get("/ai/chat/stream?prompt=hi", "text/event-stream");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(json(response)).containsEntry("providerStatus", 400).containsEntry("title", "Provider error");
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        private String chunk(String content) {
+            return "event:chunk\ndata:{\"content\":\"" + content + "\"}\n\n";
+        }
+    }
+}
