@@ -72,7 +72,8 @@ final class ContainedListener implements RetryListener {
         }
     }
 
-    private static void attemptFinished(RetryListener listener, AttemptEvent event) {
+    /** Tells one listener that an attempt finished, containing and logging its runtime exception. */
+    static void attemptFinished(RetryListener listener, AttemptEvent event) {
         try {
             listener.attemptFinished(event);
         }

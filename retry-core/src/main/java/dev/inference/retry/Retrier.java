@@ -34,6 +34,12 @@ public final class Retrier {
     /** The contained listeners, or {@code null} when there are none, so that no event is made. */
     private final @Nullable RetryListener listener;
 
+    /**
+     * The listener when there is exactly one, else {@code null}: a first attempt's success is told to it
+     * directly (still contained), one load nearer than through {@link #listener}.
+     */
+    private final @Nullable RetryListener onlyListener;
+
     private final FailureClassifier classifier;
 
     private final DelaySchedule schedule;
@@ -57,6 +63,7 @@ public final class Retrier {
         this.policy = builder.policy;
         this.name = builder.name;
         this.listener = builder.listeners.isEmpty() ? null : new ContainedListener(builder.listeners);
+        this.onlyListener = (builder.listeners.size() == 1) ? builder.listeners.get(0) : null;
         this.classifier = builder.classifier;
         this.schedule = (builder.schedule != null) ? builder.schedule
                 : DelaySchedule.jittered(builder.policy, builder.random);
@@ -124,9 +131,12 @@ public final class Retrier {
         if (this.budget != null) {
             this.budget.succeeded();
         }
-        if (this.listener != null) {
-            this.listener.attemptFinished(
-                    (operation == Operation.INVOKE) ? this.firstInvokeSucceeded : this.firstStreamSucceeded);
+        AttemptEvent event = (operation == Operation.INVOKE) ? this.firstInvokeSucceeded : this.firstStreamSucceeded;
+        if (this.onlyListener != null) {
+            ContainedListener.attemptFinished(this.onlyListener, event);
+        }
+        else if (this.listener != null) {
+            this.listener.attemptFinished(event);
         }
     }
 
