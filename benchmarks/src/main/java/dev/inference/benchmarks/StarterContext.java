@@ -17,8 +17,9 @@ import org.springframework.core.env.MapPropertySource;
 
 /**
  * An application context holding one {@code InferenceClient} bean, {@value #CLIENT}, wrapped by the
- * starter's auto-configurations exactly as in an application: with a {@link SimpleMeterRegistry} bean,
- * so that the retry metrics are attached the way every starter user runs them.
+ * starter's auto-configurations exactly as in an application: with a {@link SimpleMeterRegistry} bean
+ * (or the {@code MeterRegistry} given), so that the retry metrics are attached the way every starter
+ * user runs them.
  */
 final class StarterContext implements AutoCloseable {
 
@@ -48,13 +49,24 @@ final class StarterContext implements AutoCloseable {
      *     registry, as the actuator sets it up
      */
     StarterContext(InferenceClient client, int maxAttempts, boolean observed) {
+        this(client, maxAttempts, observed, new SimpleMeterRegistry());
+    }
+
+    /**
+     * Starts the context with the given meter registry as its {@code MeterRegistry} bean.
+     *
+     * @param client the client bean to wrap
+     * @param maxAttempts the attempts allowed in all
+     * @param observed whether to set {@code inference.retry.observations.enabled=true}
+     * @param meterRegistry the registry bean, which the retry metrics count into
+     */
+    StarterContext(InferenceClient client, int maxAttempts, boolean observed, MeterRegistry meterRegistry) {
         this.context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("benchmark",
                 Map.of("inference.retry.stable-retries", "0", "inference.retry.stable-delay", "1ns",
                         "inference.retry.max-attempts", Integer.toString(maxAttempts), "inference.retry.max-delay",
                         "1ns", "inference.retry.observations.enabled", Boolean.toString(observed))));
         this.context.register(RetryAutoConfigurations.class);
-        SimpleMeterRegistry meterRegistry = new SimpleMeterRegistry();
-        this.context.registerBean(SimpleMeterRegistry.class, () -> meterRegistry);
+        this.context.registerBean(MeterRegistry.class, () -> meterRegistry);
         ObservationRegistry observationRegistry = ObservationRegistry.create();
         observationRegistry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meterRegistry));
         this.context.registerBean(ObservationRegistry.class, () -> observationRegistry);

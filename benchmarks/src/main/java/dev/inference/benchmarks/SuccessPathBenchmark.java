@@ -5,13 +5,17 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.retry.AttemptEvent;
+import dev.inference.retry.Operation;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
+import dev.inference.retry.RetryListener;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.util.List;
@@ -47,8 +51,13 @@ import org.springframework.core.retry.RetryTemplate;
  * starter user runs it; {@link #resilience4jWithMeters} is Resilience4j's retry with its own
  * Micrometer binder. Both count into a {@link SimpleMeterRegistry}. {@link #directCounted} and
  * {@link #retryClientCounted} add one uncontended {@link LongAdder} increment to the direct call and
- * to {@code RetryClient}: the least that counting every call thread-safely, without losing counts,
- * can cost.
+ * to {@code RetryClient}: what counting every call with an atomic add costs.
+ * {@link #directWithSuccessMeter} adds instead what the starter's meter listener does for a successful
+ * attempt (an increment of a per-thread cell, no atomic add): the meters' own cost, apart from
+ * {@code RetryClient}. {@link #retryClientWithStarterMetersInComposite} is the starter's client bean in
+ * an application whose {@code MeterRegistry} is a {@code CompositeMeterRegistry}, as Spring Boot makes
+ * one when more than one registry is configured: there the attempt counters stay the registry's own
+ * {@code Counter}s, with the atomic add.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -74,6 +83,10 @@ public class SuccessPathBenchmark {
 
     private InferenceClient retryClientWithBudget;
 
+    private final AttemptEvent success = new AttemptEvent(StarterContext.CLIENT, Operation.INVOKE, 1, null, false);
+
+    private RetryListener successMeter;
+
     private Retry resilience4j;
 
     private RetryTemplate springFramework;
@@ -93,6 +106,7 @@ public class SuccessPathBenchmark {
         this.retryClientWithBudget = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
                 .budget(RetryBudget.of(10, new BigDecimal("0.1")))
                 .build();
+        this.successMeter = new MeterRetryListener(new SimpleMeterRegistry(), List.of()).forClient(StarterContext.CLIENT);
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
         this.springFramework = Retriers.springFramework(MAX_ATTEMPTS);
         this.failsafe = Retriers.failsafe(MAX_ATTEMPTS);
@@ -128,6 +142,19 @@ public class SuccessPathBenchmark {
     @Benchmark
     public void directCounted(Blackhole blackhole) {
         this.calls.increment();
+        blackhole.consume(this.inner.invoke(this.request, this.context));
+    }
+
+    /**
+     * The direct call, and then what the listener that the starter attaches to a client does when an
+     * attempt succeeds: the cost of the starter's meters on the success path, apart from
+     * {@code RetryClient}.
+     *
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void directWithSuccessMeter(Blackhole blackhole) {
+        this.successMeter.attemptFinished(this.success);
         blackhole.consume(this.inner.invoke(this.request, this.context));
     }
 
@@ -176,6 +203,19 @@ public class SuccessPathBenchmark {
      */
     @Benchmark
     public void retryClientWithStarterMeters(Starter starter, Blackhole blackhole) {
+        blackhole.consume(starter.client.invoke(this.request, this.context));
+    }
+
+    /**
+     * The client bean of a {@link StarterContext} whose {@code MeterRegistry} is a
+     * {@link CompositeMeterRegistry} holding one {@link SimpleMeterRegistry}: the starter's meters where
+     * the attempt counters are the registry's own {@code Counter}s.
+     *
+     * @param starter the started context
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientWithStarterMetersInComposite(CompositeStarter starter, Blackhole blackhole) {
         blackhole.consume(starter.client.invoke(this.request, this.context));
     }
 
@@ -294,6 +334,33 @@ public class SuccessPathBenchmark {
             if (!(this.client instanceof RetryClient)) {
                 throw new IllegalStateException("The auto-configurations did not wrap the client: " + this.client);
             }
+        }
+
+        /** Closes the context. */
+        @TearDown
+        public void stop() {
+            this.started.close();
+        }
+    }
+
+    /**
+     * The starter's client bean, with its meters counting into a {@link CompositeMeterRegistry}, in a
+     * context started once per fork.
+     */
+    @State(Scope.Benchmark)
+    public static class CompositeStarter {
+
+        private StarterContext started;
+
+        InferenceClient client;
+
+        /** Starts the context, its registry bean a composite holding one simple registry. */
+        @Setup
+        public void start() {
+            CompositeMeterRegistry composite = new CompositeMeterRegistry().add(new SimpleMeterRegistry());
+            this.started = new StarterContext(new FixedResponseClient(InferenceResponse.of("Hi")), MAX_ATTEMPTS,
+                    false, composite);
+            this.client = this.started.client();
         }
 
         /** Closes the context. */
