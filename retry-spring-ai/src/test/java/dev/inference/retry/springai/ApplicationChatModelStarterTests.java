@@ -12,7 +12,6 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -107,10 +106,8 @@ class ApplicationChatModelStarterTests {
     }
 
     private static double attempts(MeterRegistry meters, String operation, String outcome, String error) {
-        Counter counter = meters.find("inference.retry.attempts")
-            .tags("client", BEAN, "operation", operation, "outcome", outcome, "error", error)
-            .counter();
-        return (counter != null) ? counter.count() : 0;
+        return MeterCounts.count(meters.find("inference.retry.attempts")
+            .tags("client", BEAN, "operation", operation, "outcome", outcome, "error", error));
     }
 
     private static ResponseDefinitionBuilder unavailable() {

@@ -19,9 +19,7 @@ import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
 import io.micrometer.core.instrument.Measurement;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Statistic;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -35,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -347,12 +344,7 @@ class ChatModelRetryStarterTests {
     }
 
     private static double count(MeterRegistry registry, String name, String operation, String outcome) {
-        return registry.find(name).tags("client", BEAN, "operation", operation, "outcome", outcome).meters().stream()
-            .map(Meter::measure)
-            .flatMap((measurements) -> StreamSupport.stream(measurements.spliterator(), false))
-            .filter((measurement) -> measurement.getStatistic() == Statistic.COUNT)
-            .mapToDouble(Measurement::getValue)
-            .sum();
+        return MeterCounts.count(registry.find(name).tags("client", BEAN, "operation", operation, "outcome", outcome));
     }
 
     private static int requests() {

@@ -81,11 +81,9 @@ class OllamaChatModelApplicationTests {
 
     /** The attempts of the model's bean counted with this operation and outcome. */
     private static double attempts(ConfigurableApplicationContext context, String operation, String outcome) {
-        return context.getBean(MeterRegistry.class)
-            .get("inference.retry.attempts")
-            .tags("client", "ollamaChatModel", "operation", operation, "outcome", outcome)
-            .counter()
-            .count();
+        return MeterCounts.count(context.getBean(MeterRegistry.class)
+            .find("inference.retry.attempts")
+            .tags("client", "ollamaChatModel", "operation", operation, "outcome", outcome));
     }
 
     @SpringBootConfiguration

@@ -8,6 +8,7 @@ import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Objects;
@@ -20,7 +21,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@value #ATTEMPTS}, a counter incremented once per attempt, tagged {@code client},
  * {@code operation} ({@code invoke}, {@code stream}), {@code outcome} ({@code success},
- * {@code retryable_failure}, {@code failure}) and {@code error} ({@link RetryTags#error(Throwable)});</li>
+ * {@code retryable_failure}, {@code failure}) and {@code error} ({@link RetryTags#error(Throwable)});
+ * a {@link io.micrometer.core.instrument.FunctionCounter}, read with {@code functionCounter()} or as
+ * any {@code Meter}, except in a {@code CompositeMeterRegistry}, where it is a {@link Counter};</li>
  * <li>{@value #EXHAUSTED}, a counter incremented once per call that ended in an
  * {@link ExhaustedException}, tagged {@code client} and {@code operation};</li>
  * <li>{@value #BACKOFF}, a timer recording each scheduled backoff wait with its exact delay, tagged
@@ -41,6 +44,12 @@ import org.jspecify.annotations.Nullable;
  * {@link MeterRegistry} bean exists, and a hand-built client is best given one too
  * ({@code builder.name("chat").listener(meters.forClient("chat"))}). It depends on Micrometer only.
  * Thread-safe.
+ *
+ * <p>An attempt is counted without a locked instruction, except in a {@code CompositeMeterRegistry}: in
+ * a cell that the calling platform thread owns, found by its thread id (a virtual thread counts in a
+ * shared adder), the cells summed when the meter is read. The counts of every listener whose counters a
+ * {@link io.micrometer.core.instrument.config.MeterFilter} merges into one meter add up in that meter,
+ * and a meter keeps its counts after the listeners that counted into it are gone.
  */
 public final class MeterRetryListener implements PerClientRetryListener {
 
@@ -93,7 +102,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
      */
     @Override
     public RetryListener forClient(String client) {
-        return new ClientListener(meters(Objects.requireNonNull(client, "client must not be null")), this);
+        return new ClientListener(client, meters(Objects.requireNonNull(client, "client must not be null")), this);
     }
 
     @Override
@@ -181,14 +190,33 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
         private final MeterRetryListener all;
 
-        ClientListener(ClientMeters meters, MeterRetryListener all) {
+        /**
+         * The name this listener was asked for, the very instance that its client reports, so that
+         * {@code equals} ends at {@code ==}; and the client's counts of successful attempts, held here
+         * to be a load nearer.
+         */
+        private final String client;
+
+        private final Tally invokeSuccesses;
+
+        private final Tally streamSuccesses;
+
+        ClientListener(String client, ClientMeters meters, MeterRetryListener all) {
             this.meters = meters;
             this.all = all;
+            this.client = client;
+            this.invokeSuccesses = meters.of(Operation.INVOKE).successes;
+            this.streamSuccesses = meters.of(Operation.STREAM).successes;
         }
 
         @Override
         public void attemptFinished(AttemptEvent event) {
-            metersOf(event).of(event.operation()).attemptFinished(event);
+            if (event.failure() == null && this.client.equals(event.client())) {
+                ((event.operation() == Operation.INVOKE) ? this.invokeSuccesses : this.streamSuccesses).increment();
+            }
+            else {
+                metersOf(event).of(event.operation()).attemptFinished(event);
+            }
         }
 
         @Override
@@ -208,8 +236,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
         }
 
         private ClientMeters metersOf(AttemptEvent event) {
-            // The client it was made for reports the very name it was made with: equals() ends at ==.
-            return this.meters.client.equals(event.client()) ? this.meters : this.all.meters(event.client());
+            return this.client.equals(event.client()) ? this.meters : this.all.meters(event.client());
         }
 
         @Override
@@ -252,13 +279,13 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
         private final String operation;
 
-        private final Counter successes;
+        final Tally successes;
 
         final Counter exhausted;
 
         final Timer backoff;
 
-        private final ConcurrentMap<FailureTags, Counter> failures = new ConcurrentHashMap<>();
+        private final ConcurrentMap<FailureTags, Tally> failures = new ConcurrentHashMap<>();
 
         OperationMeters(MeterRegistry registry, String client, Operation operation) {
             this.registry = registry;
@@ -287,14 +314,9 @@ public final class MeterRetryListener implements PerClientRetryListener {
             this.failures.computeIfAbsent(tags, (key) -> attemptCounter(key.outcome, key.error)).increment();
         }
 
-        private Counter attemptCounter(String outcome, String error) {
-            return Counter.builder(ATTEMPTS)
-                .description("Attempts made by a retrying inference client")
-                .tag("client", this.client)
-                .tag("operation", this.operation)
-                .tag("outcome", outcome)
-                .tag("error", error)
-                .register(this.registry);
+        private Tally attemptCounter(String outcome, String error) {
+            return PerThreadCounters.register(this.registry, ATTEMPTS, "Attempts made by a retrying inference client",
+                    Tags.of("client", this.client, "operation", this.operation, "outcome", outcome, "error", error));
         }
     }
 }

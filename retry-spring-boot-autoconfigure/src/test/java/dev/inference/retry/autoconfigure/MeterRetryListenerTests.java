@@ -11,8 +11,14 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
@@ -80,10 +86,10 @@ class MeterRetryListenerTests {
             listener.attemptFinished(new AttemptEvent("openai", Operation.INVOKE, attempt,
                     new HttpStatusException(429, "slow down", null), true));
         }
-        List<Counter> counters = registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure").counters()
-            .stream().toList();
+        Collection<Meter> counters = registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure")
+            .meters();
         assertThat(counters).hasSize(1);
-        assertThat(counters.get(0).count()).isEqualTo(3);
+        assertThat(RetryMeters.count(counters)).isEqualTo(3);
     }
 
     @Test
@@ -93,8 +99,7 @@ class MeterRetryListenerTests {
         listener.attemptFinished(new AttemptEvent("late", Operation.STREAM, 1, null, false));
         assertThat(registry.get(MeterRetryListener.EXHAUSTED).tags("client", "late", "operation", "invoke").counter()
             .count()).isZero();
-        assertThat(registry.get(MeterRetryListener.ATTEMPTS).tags("client", "late", "operation", "stream", "outcome",
-                "success", "error", "none").counter().count()).isEqualTo(1);
+        assertThat(RetryMeters.attempts(registry, "late", "stream", "success", "none")).isEqualTo(1);
     }
 
     @Nested
@@ -225,6 +230,116 @@ class MeterRetryListenerTests {
             assertThat(RetryMeters.attempts(registry, "a", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
             assertThat(RetryMeters.attempts(registry, "b", "invoke", "success", "none")).isEqualTo(THREADS * EVENTS);
             assertThat(RetryMeters.attempts(registry, "c", "stream", "success", "none")).isEqualTo(THREADS * EVENTS);
+        }
+    }
+
+    @Nested
+    class AsMeters {
+
+        @Test
+        void registersEachAttemptCounterAsAFunctionCounterOfTypeCounter() {
+            new MeterRetryListener(registry, List.of("openai"));
+            Meter success = registry.get(MeterRetryListener.ATTEMPTS).tags("client", "openai", "operation", "invoke")
+                .meter();
+            assertThat(success).isInstanceOf(FunctionCounter.class);
+            assertThat(success.getId().getType()).isEqualTo(Meter.Type.COUNTER);
+            assertThat(success.getId().getDescription()).isEqualTo("Attempts made by a retrying inference client");
+            assertThat(success.getId().getBaseUnit()).isNull();
+        }
+
+        @Test
+        void addsUpTheAttemptsOfTwoClientsThatAFilterCountsAsOne() {
+            registry.config().meterFilter(MeterFilter.ignoreTags("client"));
+            RetryListener first = new MeterRetryListener(registry, List.of()).forClient("first");
+            RetryListener second = new MeterRetryListener(registry, List.of()).forClient("second");
+            succeed(first, "first", 2);
+            succeed(second, "second", 3);
+            Collection<Meter> successes = registry.find(MeterRetryListener.ATTEMPTS)
+                .tags("operation", "invoke", "outcome", "success")
+                .meters();
+            assertThat(successes).hasSize(1);
+            assertThat(RetryMeters.count(successes)).isEqualTo(5);
+        }
+
+        @Test
+        void addsUpTheSuccessesAndFailuresThatAFilterCountsAsOne() {
+            registry.config().meterFilter(MeterFilter.ignoreTags("outcome", "error"));
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            succeed(one, "openai", 2);
+            one.attemptFinished(failed("openai", 1));
+            Collection<Meter> attempts = registry.find(MeterRetryListener.ATTEMPTS).tag("operation", "invoke").meters();
+            assertThat(attempts).hasSize(1);
+            assertThat(RetryMeters.count(attempts)).isEqualTo(3);
+        }
+
+        @Test
+        void keepsCountingIntoAMeterOnceTheListenersThatCountedAreGone() {
+            WeakReference<RetryListener> gone = countSuccessesWithAListenerDroppedAfterwards(3);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (gone.get() != null) {
+                assertThat(System.nanoTime()).as("the listener is collected within 30 s").isLessThan(deadline);
+                System.gc();
+            }
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(3);
+            succeed(new MeterRetryListener(registry, List.of()).forClient("openai"), "openai", 1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(4);
+        }
+
+        @Test
+        void registersAMeterRemovedFromTheRegistryAnewAtZero() {
+            succeed(new MeterRetryListener(registry, List.of()).forClient("openai"), "openai", 2);
+            registry.remove(registry.get(MeterRetryListener.ATTEMPTS).tags("client", "openai", "operation", "invoke",
+                    "outcome", "success").meter());
+            RetryListener again = new MeterRetryListener(registry, List.of()).forClient("openai");
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isZero();
+            succeed(again, "openai", 1);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
+        }
+
+        private WeakReference<RetryListener> countSuccessesWithAListenerDroppedAfterwards(int successes) {
+            RetryListener listener = new MeterRetryListener(registry, List.of()).forClient("openai");
+            succeed(listener, "openai", successes);
+            return new WeakReference<>(listener);
+        }
+    }
+
+    @Nested
+    class InACompositeRegistry {
+
+        private final SimpleMeterRegistry merging = new SimpleMeterRegistry();
+
+        private final SimpleMeterRegistry separate = new SimpleMeterRegistry();
+
+        private final CompositeMeterRegistry composite = new CompositeMeterRegistry();
+
+        InACompositeRegistry() {
+            this.merging.config().meterFilter(MeterFilter.ignoreTags("client"));
+            this.composite.add(this.merging).add(this.separate);
+        }
+
+        @Test
+        void countsInEachRegistryAsThatRegistryMapsTheIds() {
+            succeed(new MeterRetryListener(this.composite, List.of()).forClient("first"), "first", 2);
+            succeed(new MeterRetryListener(this.composite, List.of()).forClient("second"), "second", 3);
+            assertThat(RetryMeters.count(this.merging.find(MeterRetryListener.ATTEMPTS)
+                .tags("operation", "invoke", "outcome", "success")
+                .meters())).isEqualTo(5);
+            assertThat(RetryMeters.attempts(this.separate, "first", "invoke", "success", "none")).isEqualTo(2);
+            assertThat(RetryMeters.attempts(this.separate, "second", "invoke", "success", "none")).isEqualTo(3);
+        }
+
+        @Test
+        void registersTheAttemptCountersAsTheRegistrysOwnCounters() {
+            new MeterRetryListener(this.composite, List.of("openai"));
+            assertThat(this.composite.get(MeterRetryListener.ATTEMPTS).tags("client", "openai").meters())
+                .hasSize(2)
+                .allSatisfy((meter) -> assertThat(meter).isInstanceOf(Counter.class));
+        }
+    }
+
+    private static void succeed(RetryListener listener, String client, int times) {
+        for (int i = 0; i < times; i++) {
+            listener.attemptFinished(succeeded(client, Operation.INVOKE));
         }
     }
 }
