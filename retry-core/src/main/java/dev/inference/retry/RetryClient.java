@@ -7,7 +7,6 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -45,9 +44,10 @@ import org.jspecify.annotations.Nullable;
  * and never retries an {@link ExhaustedException}, so nested decorators do not multiply attempts.
  * Instances are immutable and thread-safe; all state of a call lives in that call.
  *
- * <p>The decisions are not this class's: it makes the attempts and waits with its {@link Sleeper},
- * and a {@link RetryExecution} of its {@link #retrier()} decides after each failure, as it does for
- * any other caller of the same retrier.
+ * <p>The decisions are not this class's: it makes the first attempt, and the {@link BlockingRetry} of
+ * its {@link #retrier()} makes the next ones and waits with its {@link Sleeper}, a
+ * {@link RetryExecution} deciding after each failure, as it does for any other caller of the same
+ * retrier.
  */
 public final class RetryClient implements InferenceClient {
 
@@ -55,12 +55,13 @@ public final class RetryClient implements InferenceClient {
 
     private final Retrier retrier;
 
-    private final Sleeper sleeper;
+    /** Makes the attempts after a first one that failed, or all of them when a call needs that. */
+    private final BlockingRetry blocking;
 
     private RetryClient(Builder builder) {
         this.inner = builder.inner;
         this.retrier = builder.retrier.build();
-        this.sleeper = builder.sleeper;
+        this.blocking = BlockingRetry.of(this.retrier, builder.sleeper);
     }
 
     /**
@@ -176,81 +177,32 @@ public final class RetryClient implements InferenceClient {
         catch (RuntimeException ex) {
             return retry(step, request, context, ex);
         }
-        return succeeded(step, result, null);
+        return firstSucceeded(step, result);
     }
 
     /**
-     * Handles the failure of attempt n, waits, makes attempt n + 1, and so on; or, with no failure
-     * yet, waits for a cool-down before attempt 1.
+     * Hands the call to the loop that retries: after the first attempt failed, or from the first
+     * attempt when the call needs an execution for it.
      */
     private <T> T retry(Step<T> step, InferenceRequest request, CallContext context,
             @Nullable RuntimeException firstFailure) {
-        RetryExecution execution = this.retrier.start(step.operation, context);
-        RuntimeException thrown = firstFailure;
-        for (;;) {
-            if (thrown != null) {
-                RetryExecution.Decision decision = execution.failed(thrown);
-                if (!decision.isRetry()) {
-                    throw decision.failure();
-                }
-                pause(decision.delay(), context, execution);
-                execution.beginNextAttempt();
-            }
-            Duration cooldown = execution.cooldownBeforeAttempt();
-            while (!cooldown.isZero()) {
-                pause(cooldown, context, execution);
-                execution.endCooldownWait();
-                cooldown = execution.cooldownBeforeAttempt();
-            }
-            T result;
-            try {
-                result = step.attempt(this.inner, request, context);
-            }
-            catch (RuntimeException ex) {
-                thrown = ex;
-                continue;
-            }
-            return succeeded(step, result, execution);
+        StepAttempts<T> attempts = new StepAttempts<>(step, request, context);
+        if (firstFailure == null) {
+            return this.blocking.call(step.operation, context, attempts);
         }
+        return this.blocking.callAfterFirstFailure(step.operation, context, attempts, firstFailure);
     }
 
-    private void pause(Duration delay, CallContext context, RetryExecution execution) {
+    private <T> T firstSucceeded(Step<T> step, T result) {
         try {
-            sleep(delay, context);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw execution.interrupted(ex);
-        }
-    }
-
-    private void sleep(Duration delay, CallContext context) throws InterruptedException {
-        Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-        if (shutdown.isPresent() && this.sleeper == Sleeper.system()) {
-            shutdown.get().await(delay, context);
-        }
-        else {
-            this.sleeper.sleep(delay, context);
-        }
-    }
-
-    private <T> T succeeded(Step<T> step, T result, @Nullable RetryExecution execution) {
-        int attempts;
-        try {
-            if (execution == null) {
-                this.retrier.firstAttemptSucceeded(step.operation);
-                attempts = 1;
-            }
-            else {
-                attempts = execution.succeeded();
-            }
+            this.retrier.firstAttemptSucceeded(step.operation);
         }
         catch (Error ex) {
             // The caller never gets the result, so nobody else could release it.
             step.release(result, ex);
             throw ex;
         }
-        return step.stamp(result, attempts);
+        return step.stamp(result, 1);
     }
 
     @Override
@@ -311,6 +263,37 @@ public final class RetryClient implements InferenceClient {
 
         /** Releases a result that will not reach the caller because {@code thrown} ends the call. */
         void release(T result, Throwable thrown) {
+        }
+    }
+
+    /** The attempts of one call of a kind, for the loop that retries them. */
+    private final class StepAttempts<T> implements BlockingRetry.Attempts<T, RuntimeException> {
+
+        private final Step<T> step;
+
+        private final InferenceRequest request;
+
+        private final CallContext context;
+
+        StepAttempts(Step<T> step, InferenceRequest request, CallContext context) {
+            this.step = step;
+            this.request = request;
+            this.context = context;
+        }
+
+        @Override
+        public T attempt(int attempt) {
+            return this.step.attempt(RetryClient.this.inner, this.request, this.context);
+        }
+
+        @Override
+        public void release(T result, Throwable thrown) {
+            this.step.release(result, thrown);
+        }
+
+        @Override
+        public T succeeded(T result, int attempts) {
+            return this.step.stamp(result, attempts);
         }
     }
 

@@ -794,6 +794,26 @@ class RetryClientTests {
         }
 
         @Test
+        void closesAReaderEstablishedByALaterAttemptWhenAListenerFailsWithAnError() {
+            ScriptedReader established = ScriptedReader.completing("Hel");
+            AssertionError error = new AssertionError("listener failed hard");
+            RetryListener failingOnSuccess = new RetryListener() {
+
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    if (event.failure() == null) {
+                        throw error;
+                    }
+                }
+            };
+            RetryClientTests.this.inner.thenFail(reset()).thenOpen(established);
+            Throwable thrown = catchThrowable(
+                    () -> builder(FIVE_ATTEMPTS).listener(failingOnSuccess).build().stream(REQUEST));
+            assertThat(thrown).isSameAs(error);
+            assertThat(established.closes()).isEqualTo(1);
+        }
+
+        @Test
         void addsTheCloseFailureOfAReaderReleasedForAnErrorAsSuppressed() {
             IllegalStateException closeFailed = new IllegalStateException("close failed");
             AssertionError error = new AssertionError("listener failed hard");

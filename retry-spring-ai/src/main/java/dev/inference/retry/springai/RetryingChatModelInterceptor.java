@@ -1,15 +1,13 @@
 package dev.inference.retry.springai;
 
 import dev.inference.client.CallContext;
+import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudgetExhaustedException;
-import dev.inference.retry.RetryExecution;
-import dev.inference.retry.ShutdownSignal;
 import dev.inference.retry.reactor.ReactorRetry;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Optional;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -69,12 +67,15 @@ final class RetryingChatModelInterceptor implements MethodInterceptor {
 
     private final Retrier retrier;
 
+    private final BlockingRetry blocking;
+
     private final ReactorRetry streams;
 
     private final ChatModelFailureTranslators translators;
 
     RetryingChatModelInterceptor(Retrier retrier, ChatModelFailureTranslators translators) {
         this.retrier = retrier;
+        this.blocking = BlockingRetry.of(retrier);
         this.streams = ReactorRetry.of(retrier);
         this.translators = translators;
     }
@@ -117,53 +118,26 @@ final class RetryingChatModelInterceptor implements MethodInterceptor {
 
     /** Makes attempts on the caller's thread until one succeeds or the execution gives up. */
     private @Nullable Object call(ProxyMethodInvocation invocation) throws Throwable {
-        CallContext context = CallContext.background();
-        RetryExecution execution = this.retrier.start(Operation.INVOKE, context);
         ClientFailures failures = new ClientFailures(this.translators);
-        RuntimeException thrown = null;
-        for (;;) {
-            if (thrown != null) {
-                RetryExecution.Decision decision = execution.failed(failures.typed(thrown));
-                if (!decision.isRetry()) {
-                    throw failures.asThrown(decision.failure());
-                }
-                pause(decision.delay(), context, execution);
-                execution.beginNextAttempt();
-            }
-            Duration cooldown = execution.cooldownBeforeAttempt();
-            while (!cooldown.isZero()) {
-                pause(cooldown, context, execution);
-                execution.endCooldownWait();
-                cooldown = execution.cooldownBeforeAttempt();
-            }
-            Object result;
-            try {
-                // A clone per attempt: an invocation proceeds once, through the rest of the advice chain.
-                result = invocation.invocableClone().proceed();
-            }
-            catch (RuntimeException ex) {
-                thrown = ex;
-                continue;
-            }
-            execution.succeeded();
-            return result;
-        }
-    }
+        BlockingRetry.Attempts<Optional<Object>, Throwable> attempts = new BlockingRetry.Attempts<>() {
 
-    private void pause(Duration delay, CallContext context, RetryExecution execution) {
-        try {
-            Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-            if (shutdown.isPresent()) {
-                shutdown.get().await(delay, context);
+            @Override
+            public Optional<Object> attempt(int attempt) throws Throwable {
+                // A clone per attempt: an invocation proceeds once, through the rest of the advice chain.
+                return Optional.ofNullable(invocation.invocableClone().proceed());
             }
-            else {
-                context.await(delay);
+
+            @Override
+            public RuntimeException failureOf(RuntimeException thrown) {
+                return failures.typed(thrown);
             }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw execution.interrupted(ex);
-        }
+
+            @Override
+            public RuntimeException thrownFor(RuntimeException failure) {
+                return failures.asThrown(failure);
+            }
+        };
+        return this.blocking.call(Operation.INVOKE, CallContext.background(), attempts).orElse(null);
     }
 
     /** Returns a stream whose every subscription is one call, retried until its first element. */
@@ -234,7 +208,12 @@ final class RetryingChatModelInterceptor implements MethodInterceptor {
          * failures as the model threw them; anything else (a cancellation, a shutdown, a passed deadline)
          * as it is.
          */
-        synchronized Throwable asThrown(Throwable ended) {
+        Throwable asThrown(Throwable ended) {
+            return (ended instanceof RuntimeException failure) ? asThrown(failure) : ended;
+        }
+
+        /** Returns what the caller gets in place of a runtime exception a call ended with; see above. */
+        synchronized RuntimeException asThrown(RuntimeException ended) {
             RuntimeException thrown = this.thrownBy.get(ended);
             if (thrown != null) {
                 return thrown;

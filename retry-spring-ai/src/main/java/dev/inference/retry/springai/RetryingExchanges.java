@@ -2,6 +2,7 @@ package dev.inference.retry.springai;
 
 import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
@@ -11,7 +12,6 @@ import dev.inference.retry.ShutdownSignal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -63,9 +63,9 @@ import org.jspecify.annotations.Nullable;
  * suppressed.</li>
  * </ul>
  *
- * <p>Waits: {@link #execute} blocks its caller's thread, which an interrupt or the retrier's
- * {@link ShutdownSignal} wakes at once (an interrupt ends the call with a {@link CancellationException}
- * and the interrupt status restored). {@link #executeAsync} never blocks: a wait is a {@link RetryTimer}
+ * <p>Waits: {@link #execute} blocks its caller's thread (its attempts are a {@link BlockingRetry}'s),
+ * which an interrupt or the retrier's {@link ShutdownSignal} wakes at once (an interrupt ends the call
+ * with a {@link CancellationException} and the interrupt status restored). {@link #executeAsync} never blocks: a wait is a {@link RetryTimer}
  * task, and the next attempt starts from it (see {@link AsyncExchange}). Cancelling the returned future,
  * or cancelling the stream call's context (see {@link StreamCalls}), ends a wait at once, cancels an
  * attempt in flight, and makes no further request. Reading a stream's first event blocks, as the SDK's
@@ -90,6 +90,8 @@ final class RetryingExchanges<Q, R> {
 
     private final Retrier retrier;
 
+    private final BlockingRetry blocking;
+
     private final RetryTimer timer;
 
     private final Executor streamReader;
@@ -112,6 +114,7 @@ final class RetryingExchanges<Q, R> {
             StreamCalls streamCalls) {
         this.sdk = Objects.requireNonNull(sdk, "sdk must not be null");
         this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
+        this.blocking = BlockingRetry.of(retrier);
         this.timer = Objects.requireNonNull(timer, "timer must not be null");
         this.streamReader = Objects.requireNonNull(streamReader, "streamReader must not be null");
         this.streamCalls = Objects.requireNonNull(streamCalls, "streamCalls must not be null");
@@ -133,15 +136,8 @@ final class RetryingExchanges<Q, R> {
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
-        Operation operation = operationOf(outgoing);
-        if (this.retrier.needsExecutionFromFirstAttempt()) {
-            return retryBlocking(outgoing, transport, operation, null);
-        }
-        Outcome<R> first = attemptBlocking(outgoing, transport, 1);
-        if (!first.isSuccess()) {
-            return retryBlocking(outgoing, transport, operation, first);
-        }
-        return succeeded(first.response(), null, operation);
+        return this.blocking.call(operationOf(outgoing), CallContext.background(),
+                new BlockingExchange(outgoing, transport)).response();
     }
 
     /**
@@ -191,33 +187,6 @@ final class RetryingExchanges<Q, R> {
         return this.sdk;
     }
 
-    private R retryBlocking(Q request, Function<Q, R> transport, Operation operation,
-            @Nullable Outcome<R> firstFailure) {
-        RetryExecution execution = this.retrier.start(operation, CallContext.background());
-        Outcome<R> outcome = firstFailure;
-        for (;;) {
-            if (outcome != null) {
-                RetryExecution.Decision decision = decide(execution, outcome);
-                if (outcome.handsOver()) {
-                    return outcome.response();
-                }
-                if (!decision.isRetry()) {
-                    throw decision.failure();
-                }
-                pause(decision.delay(), execution);
-                execution.beginNextAttempt();
-            }
-            for (Duration cooldown; !(cooldown = execution.cooldownBeforeAttempt()).isZero();) {
-                pause(cooldown, execution);
-                execution.endCooldownWait();
-            }
-            outcome = attemptBlocking(request, transport, execution.attempt());
-            if (outcome.isSuccess()) {
-                return succeeded(outcome.response(), execution, operation);
-            }
-        }
-    }
-
     /** Tells the execution of a failed attempt; an Error from a listener still closes the response. */
     RetryExecution.Decision decide(RetryExecution execution, Outcome<R> outcome) {
         try {
@@ -241,44 +210,6 @@ final class RetryingExchanges<Q, R> {
         }
         Outcome<R> outcome = classify(response);
         return (outcome != null) ? outcome : readFirstEvent(response, CallContext.background());
-    }
-
-    private R succeeded(R response, @Nullable RetryExecution execution, Operation operation) {
-        try {
-            if (execution == null) {
-                this.retrier.firstAttemptSucceeded(operation);
-            }
-            else {
-                execution.succeeded();
-            }
-        }
-        catch (Error ex) {
-            // The caller never gets the response, so nobody else could close it.
-            this.sdk.close(response);
-            throw ex;
-        }
-        return response;
-    }
-
-    private void pause(Duration delay, RetryExecution execution) {
-        try {
-            sleep(delay);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw execution.interrupted(ex);
-        }
-    }
-
-    /** Parks until the delay has passed or the shutdown signal fires; an interrupt ends it. */
-    private void sleep(Duration delay) throws InterruptedException {
-        Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-        if (shutdown.isPresent()) {
-            shutdown.get().await(delay, CallContext.background());
-        }
-        else {
-            CallContext.background().await(delay);
-        }
     }
 
     /**
@@ -382,6 +313,42 @@ final class RetryingExchanges<Q, R> {
     @Override
     public String toString() {
         return "RetryingExchanges[retrier=" + this.retrier + "]";
+    }
+
+    /**
+     * The attempts of one blocking exchange. A failure whose response is closed is thrown, for the retrier
+     * to decide about; a permanent failure is handed back as its response.
+     */
+    private final class BlockingExchange implements BlockingRetry.Attempts<Outcome<R>, RuntimeException> {
+
+        private final Q request;
+
+        private final Function<Q, R> transport;
+
+        BlockingExchange(Q request, Function<Q, R> transport) {
+            this.request = request;
+            this.transport = transport;
+        }
+
+        @Override
+        public Outcome<R> attempt(int attempt) {
+            Outcome<R> outcome = attemptBlocking(this.request, this.transport, attempt);
+            if (!outcome.isSuccess() && !outcome.handsOver()) {
+                throw Objects.requireNonNull(outcome.failure());
+            }
+            return outcome;
+        }
+
+        @Override
+        public @Nullable RuntimeException handedBackFailureOf(Outcome<R> outcome) {
+            return outcome.failure();
+        }
+
+        @Override
+        public void release(Outcome<R> outcome, Throwable thrown) {
+            // The caller never gets the response, so nobody else could close it.
+            RetryingExchanges.this.sdk.close(outcome.response());
+        }
     }
 
     /**

@@ -2,20 +2,18 @@ package dev.inference.retry.springai;
 
 import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.RetryExecution;
 import dev.inference.retry.ShutdownSignal;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
@@ -63,6 +61,8 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
 
     private final Retrier retrier;
 
+    private final BlockingRetry blocking;
+
     private final ResponseErrorHandler errorHandler;
 
     private final Clock clock;
@@ -75,6 +75,7 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
      */
     RetryingRequestInterceptor(Retrier retrier, ResponseErrorHandler errorHandler) {
         this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
+        this.blocking = BlockingRetry.of(retrier);
         this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler must not be null");
         this.clock = Clock.systemUTC();
     }
@@ -90,39 +91,32 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
-        RetryExecution retry = this.retrier.start(Operation.INVOKE, CallContext.background());
-        for (;;) {
-            Duration cooldown = retry.cooldownBeforeAttempt();
-            while (!cooldown.isZero()) {
-                pause(cooldown, retry);
-                retry.endCooldownWait();
-                cooldown = retry.cooldownBeforeAttempt();
+        BlockingRetry.Attempts<Attempt, RuntimeException> attempts = new BlockingRetry.Attempts<>() {
+
+            @Override
+            public Attempt attempt(int attempt) {
+                return RetryingRequestInterceptor.this.attempt(request, body, execution);
             }
-            Attempt attempt = attempt(request, body, execution);
-            RuntimeException failure = attempt.failure();
-            if (failure == null) {
-                return succeeded(attempt.handOver(), retry);
-            }
-            RetryExecution.Decision decision;
-            try {
-                decision = retry.failed(failure);
-            }
-            catch (Error ex) {
-                attempt.discard();
-                throw ex;
-            }
+
             // A permanent failure: the client makes of it what it makes of it today.
-            if (attempt.handsOver()) {
-                return attempt.handOver();
+            @Override
+            public @Nullable RuntimeException handedBackFailureOf(Attempt attempt) {
+                return attempt.failure();
             }
-            if (!decision.isRetry()) {
-                throw decision.failure();
+
+            // The caller never gets the response, so nobody else could close it.
+            @Override
+            public void release(Attempt attempt, Throwable thrown) {
+                attempt.discard();
             }
-            pause(decision.delay(), retry);
-            retry.beginNextAttempt();
-        }
+        };
+        return this.blocking.call(Operation.INVOKE, CallContext.background(), attempts).handOver();
     }
 
+    /**
+     * Makes one attempt: returns a success or a permanent failure to hand over, or throws a failure to
+     * decide about, its response already closed.
+     */
     private Attempt attempt(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) {
         ClientHttpResponse response;
         try {
@@ -134,7 +128,7 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
             if (Thread.currentThread().isInterrupted()) {
                 return Attempt.handOver(failure, ex);
             }
-            return Attempt.failed(SpringHttpFailures.withTypedCause(failure, SpringHttpFailures.networkFailure(ex)));
+            throw SpringHttpFailures.withTypedCause(failure, SpringHttpFailures.networkFailure(ex));
         }
         try {
             int status = response.getStatusCode().value();
@@ -147,13 +141,13 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
             }
             try (response) {
                 RuntimeException thrown = clientException(request, response);
-                return Attempt.failed((thrown != null) ? SpringHttpFailures.withTypedCause(thrown, typed) : typed);
+                throw (thrown != null) ? SpringHttpFailures.withTypedCause(thrown, typed) : typed;
             }
         }
         catch (IOException ex) {
             response.close();
-            return Attempt.failed(SpringHttpFailures.withTypedCause(resourceAccessException(request, ex),
-                    SpringHttpFailures.networkFailure(ex)));
+            throw SpringHttpFailures.withTypedCause(resourceAccessException(request, ex),
+                    SpringHttpFailures.networkFailure(ex));
         }
     }
 
@@ -180,35 +174,6 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
         return null;
     }
 
-    private ClientHttpResponse succeeded(ClientHttpResponse response, RetryExecution retry) {
-        try {
-            retry.succeeded();
-        }
-        catch (Error ex) {
-            // The caller never gets the response, so nobody else could close it.
-            response.close();
-            throw ex;
-        }
-        return response;
-    }
-
-    /** Parks until the delay has passed or the shutdown signal fires; an interrupt ends the call. */
-    private void pause(Duration delay, RetryExecution retry) {
-        try {
-            Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-            if (shutdown.isPresent()) {
-                shutdown.get().await(delay, CallContext.background());
-            }
-            else {
-                CallContext.background().await(delay);
-            }
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw retry.interrupted(ex);
-        }
-    }
-
     /** The exception the client wraps an I/O failure in, with the same message. */
     private static ResourceAccessException resourceAccessException(HttpRequest request, IOException ex) {
         String url = request.getURI().toString();
@@ -224,8 +189,7 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
 
     /**
      * What one attempt came to: a response to return (a success, or a permanent status that the client
-     * turns into its exception), a transport failure to rethrow for the client to wrap, or a failure to
-     * decide about, its response already closed.
+     * turns into its exception), or a transport failure to rethrow for the client to wrap.
      */
     private record Attempt(@Nullable ClientHttpResponse response, @Nullable IOException transportFailure,
             @Nullable RuntimeException failure) {
@@ -240,14 +204,6 @@ final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
 
         static Attempt handOver(RuntimeException failure, IOException transportFailure) {
             return new Attempt(null, transportFailure, failure);
-        }
-
-        static Attempt failed(RuntimeException failure) {
-            return new Attempt(null, null, failure);
-        }
-
-        boolean handsOver() {
-            return this.response != null || this.transportFailure != null;
         }
 
         /** Returns the response, or throws the transport's failure. */

@@ -1,0 +1,334 @@
+package dev.inference.retry;
+
+import dev.inference.client.CallContext;
+import dev.inference.failure.DeadlineExceededException;
+import dev.inference.failure.ShutdownException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The blocking retry loop: makes the attempts of a call on the calling thread and waits between them
+ * by blocking that thread, following the decisions of a {@link RetryExecution} of its {@link Retrier}.
+ * What an attempt is, and what differs between callers (how a failure is typed, a failure handed back
+ * as a result, what the call returns), is the caller's, given as {@link Attempts}.
+ *
+ * <p>A call, once its context is checked, goes:
+ * <ol>
+ * <li>attempt 1 is made at once, with no {@link RetryExecution} made for it, unless the retrier
+ * {@linkplain Retrier#needsExecutionFromFirstAttempt() needs one from the first attempt} (an
+ * {@link AttemptObserver}, or a cool-down in force);</li>
+ * <li>an attempt that returns a result {@linkplain Attempts#succeeded succeeds}; one that throws a
+ * {@link RuntimeException} fails, and the execution decides about its
+ * {@linkplain Attempts#failureOf typed failure}: give up (the call throws what
+ * {@link Attempts#thrownFor} makes of the decision's exception) or retry after a delay;</li>
+ * <li>the delay is waited, then every wait for a cool-down of the provider account that the execution
+ * asks for, and the next attempt is made; and so on.</li>
+ * </ol>
+ * An attempt that returns a result standing for a permanent failure (see
+ * {@link Attempts#handedBackFailureOf}) ends the call too: the listeners hear of the failure, and the
+ * call returns the result. An {@link Error}, or a checked exception, thrown by an attempt ends the call
+ * as it is, untold.
+ *
+ * <p>Waits block the calling thread with the {@link Sleeper}. With {@link Sleeper#system()} and a
+ * retrier that has a {@link ShutdownSignal}, the wait is the signal's
+ * {@linkplain ShutdownSignal#await await}, which the shutdown also wakes; with a sleeper of its own,
+ * the call sees the shutdown when the sleeper returns. A wait ends early when the context is done or
+ * the application shuts down (the call then fails as {@link RetryExecution#beginNextAttempt()} and
+ * {@link RetryExecution#endCooldownWait()} say), or when the thread is interrupted: the call then
+ * fails with the {@link CancellationException} of {@link RetryExecution#interrupted}, the failure that
+ * caused the wait suppressed, and the thread's interrupt status is restored. No attempt is made after
+ * any of these.
+ *
+ * <p>The retrier's listeners and observer hear everything from the calling thread, exactly as the
+ * execution tells them: every attempt, every scheduled wait, every exhaustion and every delay for a
+ * cool-down; the retry budget and the cool-downs work as for any caller of the retrier. Immutable and
+ * thread-safe; every call's state lives in that call.
+ */
+public final class BlockingRetry {
+
+    private final Retrier retrier;
+
+    private final Sleeper sleeper;
+
+    private BlockingRetry(Retrier retrier, Sleeper sleeper) {
+        this.retrier = retrier;
+        this.sleeper = sleeper;
+    }
+
+    /**
+     * Creates the loop of a retrier that waits in real time.
+     *
+     * @param retrier the decisions, listeners and shutdown signal
+     * @return the loop, waiting with {@link Sleeper#system()}
+     * @throws NullPointerException if {@code retrier} is {@code null}
+     */
+    public static BlockingRetry of(Retrier retrier) {
+        return of(retrier, Sleeper.system());
+    }
+
+    /**
+     * Creates the loop of a retrier that waits with a sleeper of its own, such as one that advances a
+     * virtual clock.
+     *
+     * @param retrier the decisions, listeners and shutdown signal
+     * @param sleeper how the waits are waited out
+     * @return the loop
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static BlockingRetry of(Retrier retrier, Sleeper sleeper) {
+        return new BlockingRetry(Objects.requireNonNull(retrier, "retrier must not be null"),
+                Objects.requireNonNull(sleeper, "sleeper must not be null"));
+    }
+
+    /**
+     * Returns the retrier whose decisions the loop follows.
+     *
+     * @return the retrier
+     */
+    public Retrier retrier() {
+        return this.retrier;
+    }
+
+    /**
+     * Makes a call: its attempts, from the first, and the waits between them, as the class
+     * documentation describes.
+     *
+     * @param <T> what an attempt returns
+     * @param <X> the checked exception an attempt may throw, or {@link RuntimeException}
+     * @param operation the kind of call, for the listeners
+     * @param context the call's context, shared by every attempt; its cancellation and deadline end
+     *     the call
+     * @param attempts makes each attempt, and what differs between callers
+     * @return what {@link Attempts#succeeded} makes of the result of the attempt that succeeded, or a
+     *     result {@linkplain Attempts#handedBackFailureOf handed back}
+     * @throws X what an attempt threw that is not a {@link RuntimeException}, as it is
+     * @throws ExhaustedException (through {@link Attempts#thrownFor}) when the last attempt allowed
+     *     failed retryably, or the retry budget refused a retry
+     * @throws CancellationException when the context was cancelled, before the first attempt or during
+     *     a wait, or the thread was interrupted during a wait
+     * @throws DeadlineExceededException when the deadline passed, or would have during a wait
+     * @throws ShutdownException when the retrier's shutdown signal fired before or during a wait
+     * @throws RuntimeException (through {@link Attempts#thrownFor}) a permanent failure, as the
+     *     attempt threw it
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public <T, X extends Throwable> T call(Operation operation, CallContext context, Attempts<T, X> attempts)
+            throws X {
+        Objects.requireNonNull(operation, "operation must not be null");
+        Objects.requireNonNull(context, "context must not be null");
+        Objects.requireNonNull(attempts, "attempts must not be null");
+        Optional<RuntimeException> done = context.failure();
+        if (done.isPresent()) {
+            throw done.get();
+        }
+        if (this.retrier.needsExecutionFromFirstAttempt()) {
+            return retry(operation, context, this.retrier.start(operation, context), attempts, null);
+        }
+        T result;
+        try {
+            result = attempts.attempt(1);
+        }
+        catch (RuntimeException ex) {
+            return retry(operation, context, this.retrier.start(operation, context), attempts, ex);
+        }
+        return ended(operation, context, null, attempts, result);
+    }
+
+    /**
+     * Goes on with a call whose first attempt the caller made itself, with no {@link RetryExecution},
+     * and which failed: decides about that failure, then waits and makes the next attempts as
+     * {@link #call} does. For a caller whose first attempt must cost nothing more than the attempt.
+     *
+     * @param <T> what an attempt returns
+     * @param <X> the checked exception an attempt may throw, or {@link RuntimeException}
+     * @param operation the kind of call, for the listeners
+     * @param context the call's context, shared by every attempt
+     * @param attempts makes attempt 2 and the next ones, and what differs between callers
+     * @param firstFailure what the first attempt threw
+     * @return as {@link #call} returns
+     * @throws X as {@link #call} throws, as are the other exceptions it throws but its check of the
+     *     context before the first attempt
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public <T, X extends Throwable> T callAfterFirstFailure(Operation operation, CallContext context,
+            Attempts<T, X> attempts, RuntimeException firstFailure) throws X {
+        Objects.requireNonNull(attempts, "attempts must not be null");
+        Objects.requireNonNull(firstFailure, "firstFailure must not be null");
+        return retry(operation, context, this.retrier.start(operation, context), attempts, firstFailure);
+    }
+
+    /**
+     * Decides about the failure of attempt n, waits, makes attempt n + 1, and so on; or, with no
+     * failure yet, waits for a cool-down before attempt 1.
+     */
+    private <T, X extends Throwable> T retry(Operation operation, CallContext context, RetryExecution execution,
+            Attempts<T, X> attempts, @Nullable RuntimeException firstFailure) throws X {
+        RuntimeException thrown = firstFailure;
+        for (;;) {
+            if (thrown != null) {
+                RetryExecution.Decision decision = execution.failed(attempts.failureOf(thrown));
+                if (!decision.isRetry()) {
+                    throw attempts.thrownFor(decision.failure());
+                }
+                pause(decision.delay(), context, execution);
+                execution.beginNextAttempt();
+            }
+            Duration cooldown = execution.cooldownBeforeAttempt();
+            while (!cooldown.isZero()) {
+                pause(cooldown, context, execution);
+                execution.endCooldownWait();
+                cooldown = execution.cooldownBeforeAttempt();
+            }
+            T result;
+            try {
+                result = attempts.attempt(execution.attempt());
+            }
+            catch (RuntimeException ex) {
+                thrown = ex;
+                continue;
+            }
+            return ended(operation, context, execution, attempts, result);
+        }
+    }
+
+    /**
+     * Ends a call with the result of an attempt: hands it back after telling the execution of the
+     * failure it stands for, or tells of the success and returns what the caller makes of it.
+     */
+    private <T, X extends Throwable> T ended(Operation operation, CallContext context,
+            @Nullable RetryExecution execution, Attempts<T, X> attempts, T result) {
+        RuntimeException handedBack = attempts.handedBackFailureOf(result);
+        int made;
+        try {
+            if (handedBack != null) {
+                RetryExecution failing = (execution != null) ? execution : this.retrier.start(operation, context);
+                failing.failed(handedBack);
+                return result;
+            }
+            if (execution == null) {
+                this.retrier.firstAttemptSucceeded(operation);
+                made = 1;
+            }
+            else {
+                made = execution.succeeded();
+            }
+        }
+        catch (Error ex) {
+            // The caller never gets the result, so nobody else could release it.
+            attempts.release(result, ex);
+            throw ex;
+        }
+        return attempts.succeeded(result, made);
+    }
+
+    private void pause(Duration delay, CallContext context, RetryExecution execution) {
+        try {
+            sleep(delay, context);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw execution.interrupted(ex);
+        }
+    }
+
+    private void sleep(Duration delay, CallContext context) throws InterruptedException {
+        Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
+        if (shutdown.isPresent() && this.sleeper == Sleeper.system()) {
+            shutdown.get().await(delay, context);
+        }
+        else {
+            this.sleeper.sleep(delay, context);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BlockingRetry[retrier=" + this.retrier + ", sleeper=" + this.sleeper + "]";
+    }
+
+    /**
+     * The attempts of one call, and what differs between the callers of a {@link BlockingRetry}. Only
+     * {@link #attempt} must be given; the other methods default to a caller whose attempts return their
+     * result and throw their failure as they are. The loop calls them on the calling thread, one at a
+     * time; an implementation may hold the call's state.
+     *
+     * @param <T> what an attempt returns
+     * @param <X> the checked exception an attempt may throw, or {@link RuntimeException}
+     */
+    @FunctionalInterface
+    public interface Attempts<T, X extends Throwable> {
+
+        /**
+         * Makes one attempt.
+         *
+         * @param attempt the 1-based number of the attempt
+         * @return the attempt's result, not {@code null}: a success, unless {@link #handedBackFailureOf}
+         *     says otherwise
+         * @throws RuntimeException the attempt's failure, which the execution classifies
+         * @throws X what ends the call at once, unclassified and untold, as does an {@link Error}
+         */
+        T attempt(int attempt) throws X;
+
+        /**
+         * Returns the failure to classify and report in place of what an attempt threw, such as the
+         * typed failure that a client library's exception stands for. Called once per failed attempt.
+         *
+         * @param thrown what the attempt threw
+         * @return the failure the execution hears of; by default {@code thrown}
+         */
+        default RuntimeException failureOf(RuntimeException thrown) {
+            return thrown;
+        }
+
+        /**
+         * Tells whether a result stands for a permanent failure that the caller gets as this result
+         * rather than as an exception, such as an HTTP response with an error status that a client
+         * library turns into its own exception. The listeners hear of the failure, and the call
+         * returns the result whatever the execution decided, so the failure must be permanent.
+         *
+         * @param result what an attempt returned
+         * @return the failure the result stands for, or {@code null} for a success (the default)
+         */
+        default @Nullable RuntimeException handedBackFailureOf(T result) {
+            return null;
+        }
+
+        /**
+         * Returns what the call throws when the execution gives up, in place of the exception it gave
+         * up with: a permanent failure as classified (see {@link #failureOf}), or an
+         * {@link ExhaustedException}. Not asked about the exceptions that end a wait.
+         *
+         * @param failure the exception the execution gave up with
+         * @return what the call throws; by default {@code failure}
+         */
+        default RuntimeException thrownFor(RuntimeException failure) {
+            return failure;
+        }
+
+        /**
+         * Releases a result that will never reach the caller, because a listener threw an
+         * {@link Error} while hearing of the attempt that returned it, such as by closing it.
+         *
+         * @param result the result to release
+         * @param thrown the error that ends the call, to which a failure to release may be added as
+         *     suppressed
+         */
+        default void release(T result, Throwable thrown) {
+        }
+
+        /**
+         * Returns what the call returns for the result of the attempt that succeeded, once the
+         * listeners heard of the success, such as the result stamped with the number of attempts.
+         *
+         * @param result the result
+         * @param attempts the number of attempts the call made
+         * @return what the call returns; by default {@code result}
+         */
+        default T succeeded(T result, int attempts) {
+            return result;
+        }
+    }
+}
