@@ -59,22 +59,10 @@ class PerThreadCounterTests {
         @Test
         @Timeout(60)
         void sumsTheIncrementsOfThreadsStillRunningThatHappenedBeforeTheSum() throws Exception {
-            CountDownLatch counted = new CountDownLatch(THREADS);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Thread> threads = start(THREADS, () -> {
-                incrementAll(counter);
-                counted.countDown();
-                await(release);
-            });
-            try {
-                counted.await();
+            whileThreadsRunAfterCounting(counter, () -> {
                 assertThat(counter.sum()).isEqualTo((long) THREADS * INCREMENTS);
                 assertThat(counter.cellsOfLiveThreads()).isEqualTo(THREADS);
-            }
-            finally {
-                release.countDown();
-                join(threads);
-            }
+            });
         }
 
         @Test
@@ -102,23 +90,11 @@ class PerThreadCounterTests {
         @Timeout(60)
         void doublesTheCellsWhenAThreadMeetsTheCellOfALiveThread() throws Exception {
             PerThreadCounter twoCells = new PerThreadCounter(2, 64);
-            CountDownLatch counted = new CountDownLatch(THREADS);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Thread> threads = start(THREADS, () -> {
-                incrementAll(twoCells);
-                counted.countDown();
-                await(release);
-            });
-            try {
-                counted.await();
+            whileThreadsRunAfterCounting(twoCells, () -> {
                 assertThat(twoCells.cells()).isGreaterThanOrEqualTo(THREADS);
                 assertThat(twoCells.cellsOfLiveThreads()).isEqualTo(THREADS);
                 assertThat(twoCells.sum()).isEqualTo((long) THREADS * INCREMENTS);
-            }
-            finally {
-                release.countDown();
-                join(threads);
-            }
+            });
         }
 
         @Test
@@ -126,43 +102,19 @@ class PerThreadCounterTests {
         void keepsTheCountsOfEndedThreadsWhoseCellsADoublingDrops() throws Exception {
             PerThreadCounter twoCells = new PerThreadCounter(2, 64);
             join(start(THREADS, () -> incrementAll(twoCells)));
-            CountDownLatch counted = new CountDownLatch(THREADS);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Thread> threads = start(THREADS, () -> {
-                incrementAll(twoCells);
-                counted.countDown();
-                await(release);
-            });
-            try {
-                counted.await();
+            whileThreadsRunAfterCounting(twoCells, () -> {
                 assertThat(twoCells.sum()).isEqualTo(2L * THREADS * INCREMENTS);
-            }
-            finally {
-                release.countDown();
-                join(threads);
-            }
+            });
         }
 
         @Test
         @Timeout(60)
         void countsThreadsBeyondTheMostCellsInTheSharedAdder() throws Exception {
             PerThreadCounter oneCell = new PerThreadCounter(1, 1);
-            CountDownLatch counted = new CountDownLatch(THREADS);
-            CountDownLatch release = new CountDownLatch(1);
-            List<Thread> threads = start(THREADS, () -> {
-                incrementAll(oneCell);
-                counted.countDown();
-                await(release);
-            });
-            try {
-                counted.await();
+            whileThreadsRunAfterCounting(oneCell, () -> {
                 assertThat(oneCell.cells()).isEqualTo(1);
                 assertThat(oneCell.sum()).isEqualTo((long) THREADS * INCREMENTS);
-            }
-            finally {
-                release.countDown();
-                join(threads);
-            }
+            });
         }
 
         @Test
@@ -259,6 +211,28 @@ class PerThreadCounterTests {
 
         private static boolean isVirtual() throws ReflectiveOperationException {
             return (Boolean) Thread.class.getMethod("isVirtual").invoke(Thread.currentThread());
+        }
+    }
+
+    /**
+     * Starts {@value #THREADS} threads that count {@value #INCREMENTS} each and then wait, runs the
+     * check while they are all alive and done counting, then lets them end and joins them.
+     */
+    private static void whileThreadsRunAfterCounting(PerThreadCounter counter, Runnable check) throws Exception {
+        CountDownLatch counted = new CountDownLatch(THREADS);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> threads = start(THREADS, () -> {
+            incrementAll(counter);
+            counted.countDown();
+            await(release);
+        });
+        try {
+            counted.await();
+            check.run();
+        }
+        finally {
+            release.countDown();
+            join(threads);
         }
     }
 
