@@ -23,7 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * speaking Anthropic's wire format on a loopback port: its exchanges are retried beneath the bean, with
  * its own client's retries off (whose default, {@code spring.ai.anthropic.max-retries}, is 2).
  */
-class AnthropicChatModelRetryTests extends ChatModelRetryContract {
+class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
 
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(AnthropicWire.PATH);
@@ -95,7 +95,7 @@ class AnthropicChatModelRetryTests extends ChatModelRetryContract {
 
     /** The SDK says the status and the whole error body. */
     @Override
-    String sdkMessage(int status, String errorBody) {
+    String thrownMessage(int status, String errorBody) {
         return status + ": " + errorBody;
     }
 

@@ -6,41 +6,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatModel;
-import org.springframework.ai.chat.model.StreamingChatModel;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
-import reactor.core.Disposable;
 
 /**
- * What every Spring AI chat model retried beneath its bean does, whatever its provider: the real model,
- * auto-configured as an application gets it, against a provider speaking that provider's wire format
- * on a loopback port, has its exchanges retried with its own client's retries off. A subclass per
- * provider says how the provider is reached and what its wire format and exceptions look like.
+ * What the call of every Spring AI chat model retried beneath its bean does, whatever its provider and
+ * its client: the real model, auto-configured as an application gets it, against a provider speaking
+ * that provider's wire format on a loopback port, has its exchanges retried with its own client's
+ * retries off. A subclass per provider says how the provider is reached and what its wire format and
+ * exceptions look like; {@link SseChatModelRetryContract} adds what the models that stream server-sent
+ * events do with their streams.
  */
 abstract class ChatModelRetryContract {
 
     /** How soon a cancelled or interrupted wait must end; the margin absorbs a busy two-core machine. */
-    private static final Duration PROMPT = Duration.ofMillis(100);
+    static final Duration PROMPT = Duration.ofMillis(100);
 
-    private static final Duration MARGIN = Duration.ofMillis(400);
+    static final Duration MARGIN = Duration.ofMillis(400);
 
-    private static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
+    static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
 
     private RecordingRetryEvents events;
 
@@ -56,35 +55,25 @@ abstract class ChatModelRetryContract {
     /** Returns a successful answer to a call. */
     abstract ResponseDefinitionBuilder completion(String content);
 
-    /** Returns a successful stream with one chunk per piece of content. */
-    abstract ResponseDefinitionBuilder stream(String... contents);
-
-    /** Returns the provider's error body. */
+    /** Returns the provider's error body, with the error's type where the provider's errors have one. */
     abstract String errorBody(String type, String message);
 
     /** Returns the provider's error type for a transient server failure. */
     abstract String serverErrorType();
 
-    /** Returns a successful stream whose first event, before any content, is an error of this type. */
-    abstract String streamWithErrorFirst(String type, String message);
-
-    /** Returns the first event of content of a stream, its text being this. */
-    abstract String firstChunkOfContent(String content);
-
-    /** Returns the exception the provider's SDK throws for a 5xx status. */
+    /** Returns the exception the model throws for a 5xx status. */
     abstract Class<? extends RuntimeException> serverErrorException();
 
-    /** Returns the exception the provider's SDK throws for a 400 status, with this error body. */
+    /** Returns the exception the model throws for a 400 status. */
     abstract Class<? extends RuntimeException> badRequestException();
 
-    /** Returns the exception the provider's SDK throws for an error as a stream's first event. */
-    abstract Class<? extends RuntimeException> inBandErrorException();
+    /** Returns the message of the model's exception for this status and error body. */
+    abstract String thrownMessage(int status, String errorBody);
 
-    /** Returns the message of the SDK's exception for this status and error body. */
-    abstract String sdkMessage(int status, String errorBody);
-
-    /** Returns what the model's stream signals for a failure of its exchange, as the SDK wraps it. */
-    abstract Throwable unwrapStreamFailure(Throwable signalled);
+    /** Returns the provider's answer with this error status, its body the provider's error body. */
+    ResponseDefinitionBuilder error(int status, String type, String message) {
+        return aResponse().withStatus(status).withBody(errorBody(type, message));
+    }
 
     @BeforeEach
     void resetProvider() {
@@ -108,11 +97,13 @@ abstract class ChatModelRetryContract {
                 assertThat(events.waits()).hasSize(2)
                     .allSatisfy((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
                         .isLessThan(Duration.ofSeconds(6)));
+                assertThat(events.finished()).extracting((finished) -> finished.event().operation())
+                    .containsOnly(Operation.INVOKE);
             });
         }
 
         @Test
-        void givesUpAfterMaxAttemptsWithTheSdkFailureAsTheCause() {
+        void givesUpAfterMaxAttemptsWithTheFailureAsTheModelThrowsItAsTheCause() {
             provider().always(serverError());
             run((context) -> {
                 ChatModel model = chat(context);
@@ -120,7 +111,10 @@ abstract class ChatModelRetryContract {
                 assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
                     assertThat(ex.attempts()).isEqualTo(3);
                     assertThat(ex.getCause()).isInstanceOf(serverErrorException())
-                        .hasMessage(sdkMessage(503, errorBody(serverErrorType(), "Try later")));
+                        .hasMessage(thrownMessage(503, errorBody(serverErrorType(), "Try later")))
+                        .cause()
+                        .isInstanceOfSatisfying(HttpStatusException.class,
+                                (typed) -> assertThat(typed.status()).isEqualTo(503));
                 });
                 // 3, not 12: the model's client, which would retry on its own, makes one attempt.
                 assertThat(provider().requests()).isEqualTo(3);
@@ -128,13 +122,14 @@ abstract class ChatModelRetryContract {
         }
 
         @Test
-        void passesAPermanentFailureThroughAsTheSdkThrowsIt() {
+        void passesAPermanentFailureThroughAsTheModelThrowsIt() {
             provider().always(badRequest());
             run((context) -> {
                 ChatModel model = chat(context);
 
                 assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(badRequestException())
-                    .hasMessage(sdkMessage(400, errorBody("invalid_request_error", "Bad")));
+                    .hasMessage(thrownMessage(400, errorBody("invalid_request_error", "Bad")))
+                    .hasNoCause();
                 assertThat(provider().requests()).isEqualTo(1);
             });
         }
@@ -173,103 +168,9 @@ abstract class ChatModelRetryContract {
         }
     }
 
-    @Nested
-    class Stream {
-
-        @Test
-        void retriesAStreamThatFailedBeforeItsFirstChunkAndDeliversEveryChunkOnce() {
-            provider().script(aResponse().withStatus(503), stream("Hel", "lo", " there"));
-            run((context) -> {
-                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
-
-                assertThat(String.join("", chunks)).isEqualTo("Hello there");
-                assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo", " there");
-                assertThat(provider().requests()).isEqualTo(2);
-            });
-        }
-
-        @Test
-        void givesUpAfterMaxAttemptsWithTheExhaustionAsTheSdkSignalsAFailure() {
-            provider().always(serverError());
-            run((context) -> {
-                StreamingChatModel model = streaming(context);
-
-                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
-                    .satisfies((signalled) -> assertThat(unwrapStreamFailure(signalled))
-                        .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> assertThat(ex.getCause())
-                            .isInstanceOf(serverErrorException())));
-                assertThat(provider().requests()).isEqualTo(3);
-            });
-        }
-
-        @Test
-        void passesAPermanentFailureThroughAsTheSdkSignalsIt() {
-            provider().always(badRequest());
-            run((context) -> {
-                StreamingChatModel model = streaming(context);
-
-                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
-                    .satisfies((signalled) -> assertThat(unwrapStreamFailure(signalled))
-                        .isInstanceOf(badRequestException()));
-                assertThat(provider().requests()).isEqualTo(1);
-            });
-        }
-
-        @Test
-        void deliversTheFailureOfAStreamCutAfterItsFirstChunkWithoutRetrying() throws Exception {
-            try (CutStreamServer cutting = new CutStreamServer(firstChunkOfContent("Hel"))) {
-                runAgainst(cutting.port(), (context) -> {
-                    List<String> received = new CopyOnWriteArrayList<>();
-                    assertThatThrownBy(() -> streaming(context).stream("Hi")
-                        .doOnNext(received::add)
-                        .blockLast(Duration.ofSeconds(10))).hasRootCauseInstanceOf(IOException.class);
-
-                    assertThat(received).containsExactly("Hel");
-                    assertThat(cutting.requests()).isEqualTo(1);
-                });
-            }
-        }
-
-        @Test
-        void endsTheWaitAndMakesNoFurtherRequestWhenTheSubscriptionIsDisposed() {
-            provider().always(rateLimited("3600"));
-            run((context) -> {
-                RetryTimer timer = context.getBean(RetryTimer.class);
-                Disposable subscription = streaming(context).stream("Hi").subscribe();
-                awaitTrue(() -> timer.pendingWaits() == 1);
-
-                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
-                    .containsExactly(FIVE_MINUTES);
-                long disposed = System.nanoTime();
-                subscription.dispose();
-                awaitTrue(() -> timer.pendingWaits() == 0, PROMPT.plus(MARGIN));
-
-                assertThat(Duration.ofNanos(System.nanoTime() - disposed)).isLessThan(PROMPT.plus(MARGIN));
-                assertThat(provider().requests()).isEqualTo(1);
-            });
-        }
-
-        @Test
-        void retriesATransientErrorTheProviderSentBeforeAnyContent() {
-            provider().script(eventStream(streamWithErrorFirst(serverErrorType(), "Overloaded")), stream("Hello"));
-            run((context) -> {
-                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
-
-                assertThat(String.join("", chunks)).isEqualTo("Hello");
-                assertThat(provider().requests()).isEqualTo(2);
-            });
-        }
-
-        @Test
-        void passesAPermanentErrorTheProviderSentBeforeAnyContentThroughAsTheSdkThrowsIt() {
-            provider().always(eventStream(streamWithErrorFirst("invalid_request_error", "Bad")));
-            run((context) -> {
-                assertThatThrownBy(() -> streaming(context).stream("Hi").blockLast(Duration.ofSeconds(10)))
-                    .isInstanceOf(inBandErrorException())
-                    .hasMessage(sdkMessage(200, errorBody("invalid_request_error", "Bad")));
-                assertThat(provider().requests()).isEqualTo(1);
-            });
-        }
+    /** Returns what the retrier of the model's bean reported in this test. */
+    RecordingRetryEvents events() {
+        return this.events;
     }
 
     /** Runs a test against the provider, with the model's bean retried with three attempts. */
@@ -277,13 +178,19 @@ abstract class ChatModelRetryContract {
         runAgainst(provider().port(), test);
     }
 
-    private void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
+    /** Runs a test against a provider on this port, with the model's bean retried with three attempts. */
+    void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
+        runRetried(runnerAgainst(port), test);
+    }
+
+    /** Runs a test in a context this runner started, with the model's bean retried with three attempts. */
+    void runRetried(ApplicationContextRunner runner, ContextConsumer<AssertableApplicationContext> test) {
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
             .name(beanName())
             .listener(this.events)
             .observer(this.events)
             .build();
-        runnerAgainst(port)
+        runner
             .withBean(ChatModelRetriers.class,
                     () -> (name) -> name.equals(beanName()) ? Optional.of(retrier) : Optional.empty())
             .run((context) -> {
@@ -296,25 +203,15 @@ abstract class ChatModelRetryContract {
         return context.getBean(beanName(), ChatModel.class);
     }
 
-    StreamingChatModel streaming(AssertableApplicationContext context) {
-        return context.getBean(beanName(), StreamingChatModel.class);
+    ResponseDefinitionBuilder rateLimited(String retryAfter) {
+        return error(429, "rate_limit_error", "Rate limit reached").withHeader("Retry-After", retryAfter);
     }
 
-    private ResponseDefinitionBuilder rateLimited(String retryAfter) {
-        return aResponse().withStatus(429)
-            .withHeader("Retry-After", retryAfter)
-            .withBody(errorBody("rate_limit_error", "Rate limit reached"));
+    ResponseDefinitionBuilder serverError() {
+        return error(503, serverErrorType(), "Try later");
     }
 
-    private ResponseDefinitionBuilder serverError() {
-        return aResponse().withStatus(503).withBody(errorBody(serverErrorType(), "Try later"));
-    }
-
-    private ResponseDefinitionBuilder badRequest() {
-        return aResponse().withStatus(400).withBody(errorBody("invalid_request_error", "Bad"));
-    }
-
-    static ResponseDefinitionBuilder eventStream(String body) {
-        return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
+    ResponseDefinitionBuilder badRequest() {
+        return error(400, "invalid_request_error", "Bad");
     }
 }

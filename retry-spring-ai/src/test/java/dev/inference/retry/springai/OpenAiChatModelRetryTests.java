@@ -20,7 +20,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * speaking OpenAI's wire format on a loopback port: its exchanges are retried beneath the bean, with
  * its own client's retries off (whose default, {@code spring.ai.openai.max-retries}, is 3).
  */
-class OpenAiChatModelRetryTests extends ChatModelRetryContract {
+class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
 
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(OpenAiWire.PATH);
@@ -91,7 +91,7 @@ class OpenAiChatModelRetryTests extends ChatModelRetryContract {
 
     /** The SDK says the status and the error's message. */
     @Override
-    String sdkMessage(int status, String errorBody) {
+    String thrownMessage(int status, String errorBody) {
         return status + ": " + errorBody.replaceAll(".*\"message\":\"([^\"]*)\".*", "$1");
     }
 
