@@ -15,18 +15,13 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
-import dev.inference.retry.Policy;
-import dev.inference.retry.Retrier;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,9 +35,7 @@ import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.retry.NonTransientAiException;
 import org.springframework.ai.retry.TransientAiException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.Disposable;
@@ -52,88 +45,93 @@ import reactor.test.scheduler.VirtualTimeScheduler;
  * Spring AI 2.0.1's real Ollama model, auto-configured as an application gets it, against a provider
  * speaking Ollama's wire format on a loopback port: its chat exchanges are retried beneath the bean, one
  * attempt each at Spring AI's level, while the models it does not wrap keep what Spring AI gives them.
+ * Its calls do what every retried model's do ({@link ChatModelRetryContract}); its stream is JSON lines
+ * over a {@code WebClient}, retried on Reactor's timer, and tested here.
  */
-class OllamaChatModelRetryTests {
-
-    /** How soon an interrupted wait must end; the margin absorbs a busy two-core machine. */
-    private static final Duration PROMPT = Duration.ofMillis(100);
-
-    private static final Duration MARGIN = Duration.ofMillis(400);
-
-    private static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
+class OllamaChatModelRetryTests extends ChatModelRetryContract {
 
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(OllamaWire.CHAT);
 
-    private RecordingRetryEvents events;
-
-    @BeforeEach
-    void resetProvider() {
-        provider.resetAll();
-        this.events = new RecordingRetryEvents();
+    @Override
+    ScriptedProvider provider() {
+        return provider;
     }
 
+    @Override
+    String beanName() {
+        return "ollamaChatModel";
+    }
+
+    /** Spring AI's shared retries are on, as the unwrapped models get them, with two retries of 10 ms. */
+    @Override
+    ApplicationContextRunner runnerAgainst(int port) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
+                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
+                    SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + port,
+                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.ollama.embedding.model="
+                            + OllamaWire.MODEL,
+                    "spring.ai.ollama.init.pull-model-strategy=never", "spring.ai.retry.max-attempts=2",
+                    "spring.ai.retry.backoff.initial-interval=10ms", "spring.ai.retry.backoff.max-interval=10ms");
+    }
+
+    @Override
+    ResponseDefinitionBuilder completion(String content) {
+        return OllamaWire.chat(content);
+    }
+
+    /** Ollama's errors say only a message: the type is left out. */
+    @Override
+    String errorBody(String type, String message) {
+        return OllamaWire.errorBody(message);
+    }
+
+    /** Never sent: Ollama's errors have no type (see {@link #errorBody}). */
+    @Override
+    String serverErrorType() {
+        return "server_error";
+    }
+
+    @Override
+    ResponseDefinitionBuilder error(int status, String type, String message) {
+        return OllamaWire.error(status, message);
+    }
+
+    /** Spring AI's exceptions, which its error handler throws from the response's status and body. */
+    @Override
+    Class<? extends RuntimeException> serverErrorException() {
+        return TransientAiException.class;
+    }
+
+    @Override
+    Class<? extends RuntimeException> badRequestException() {
+        return NonTransientAiException.class;
+    }
+
+    /** Spring AI says the status and the whole error body. */
+    @Override
+    String thrownMessage(int status, String errorBody) {
+        return "HTTP " + status + " - " + errorBody;
+    }
+
+    /** Ollama's own in a call: its {@code RestClient}'s connection failures, Spring AI's retries kept to one. */
     @Nested
-    class Call {
-
-        @Test
-        void retriesRateLimitsAfterTheWaitTheProviderAskedFor() {
-            provider.script(rateLimited("1"), rateLimited("1"), OllamaWire.chat("Hello"));
-            run((context) -> {
-                String answer = context.getBean(OllamaChatModel.class).call("Hi");
-
-                assertThat(answer).isEqualTo("Hello");
-                assertThat(provider.requests()).isEqualTo(3);
-                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
-                    .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
-                assertThat(events.waits()).hasSize(2)
-                    .allSatisfy((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
-                        .isLessThan(Duration.ofSeconds(6)));
-                assertThat(events.finished()).extracting((finished) -> finished.event().operation())
-                    .containsOnly(Operation.INVOKE);
-            });
-        }
-
-        @Test
-        void givesUpAfterMaxAttemptsWithTheFailureAsSpringAiThrowsItAsTheCause() {
-            provider.always(OllamaWire.error(503, "server busy, please try again"));
-            run((context) -> {
-                OllamaChatModel model = context.getBean(OllamaChatModel.class);
-
-                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
-                    assertThat(ex.attempts()).isEqualTo(3);
-                    assertThat(ex.getCause()).isInstanceOf(TransientAiException.class)
-                        .hasMessage("HTTP 503 - {\"error\":\"server busy, please try again\"}")
-                        .cause()
-                        .isInstanceOfSatisfying(HttpStatusException.class,
-                                (typed) -> assertThat(typed.status()).isEqualTo(503));
-                });
-                assertThat(provider.requests()).isEqualTo(3);
-            });
-        }
+    class CallThroughRestClient {
 
         @Test
         void makesOneAttemptAtSpringAisLevelForAFailureSpringAiWouldRetry() {
             provider.always(OllamaWire.error(400, "invalid request"));
             // Spring AI's shared RetryTemplate retries 400 now: the model left unwrapped would make 3 requests.
-            run("spring.ai.retry.on-http-codes=400", (context) -> {
+            ApplicationContextRunner retrying400 = runnerAgainst(provider.port())
+                .withPropertyValues("spring.ai.retry.on-http-codes=400");
+            runRetried(retrying400, (context) -> {
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
 
                 assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(TransientAiException.class)
                     .hasMessage("HTTP 400 - {\"error\":\"invalid request\"}");
-                assertThat(provider.requests()).isEqualTo(1);
-            });
-        }
-
-        @Test
-        void passesAPermanentFailureThroughAsSpringAiThrowsIt() {
-            provider.always(OllamaWire.error(400, "invalid request"));
-            run((context) -> {
-                OllamaChatModel model = context.getBean(OllamaChatModel.class);
-
-                assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(NonTransientAiException.class)
-                    .hasMessage("HTTP 400 - {\"error\":\"invalid request\"}")
-                    .hasNoCause();
                 assertThat(provider.requests()).isEqualTo(1);
             });
         }
@@ -162,43 +160,10 @@ class OllamaChatModelRetryTests {
                 assertThat(provider.requests()).isEqualTo(3);
             });
         }
-
-        @Test
-        void capsTheProviderWaitAtFiveMinutesAndEndsItWhenInterrupted() {
-            provider.always(rateLimited("3600"));
-            run((context) -> {
-                OllamaChatModel model = context.getBean(OllamaChatModel.class);
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                AtomicBoolean stillInterrupted = new AtomicBoolean();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.call("Hi");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                        stillInterrupted.set(Thread.currentThread().isInterrupted());
-                    }
-                });
-                caller.start();
-                awaitTrue(() -> !events.scheduled().isEmpty());
-
-                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
-                    .containsExactly(FIVE_MINUTES);
-                long interrupted = System.nanoTime();
-                caller.interrupt();
-                caller.join(PROMPT.plus(MARGIN).toMillis());
-
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(Duration.ofNanos(System.nanoTime() - interrupted)).isLessThan(PROMPT.plus(MARGIN));
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
-                assertThat(stillInterrupted).isTrue();
-                assertThat(provider.requests()).isEqualTo(1);
-            });
-        }
     }
 
     @Nested
-    class Stream {
+    class JsonLinesStream {
 
         @AfterEach
         void restoreSchedulers() {
@@ -214,7 +179,7 @@ class OllamaChatModelRetryTests {
 
                 assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo", " there");
                 assertThat(provider.requests()).isEqualTo(2);
-                assertThat(events.finished()).extracting((finished) -> finished.event().operation())
+                assertThat(events().finished()).extracting((finished) -> finished.event().operation())
                     .containsOnly(Operation.STREAM);
             });
         }
@@ -285,16 +250,16 @@ class OllamaChatModelRetryTests {
             run((context) -> {
                 List<String> received = new CopyOnWriteArrayList<>();
                 context.getBean(OllamaChatModel.class).stream("Hi").subscribe(received::add);
-                awaitTrue(() -> !events.scheduled().isEmpty());
+                awaitTrue(() -> !events().scheduled().isEmpty());
 
-                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                assertThat(events().scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(FIVE_MINUTES);
                 // A minute at a time, from the scheduling on: the next attempt starts once five have passed.
                 awaitTrue(() -> {
-                    if (events.started().size() < 2) {
+                    if (events().started().size() < 2) {
                         time.advanceTimeBy(Duration.ofMinutes(1));
                     }
-                    return events.started().size() == 2;
+                    return events().started().size() == 2;
                 });
 
                 assertThat(time.now(TimeUnit.MINUTES)).isGreaterThanOrEqualTo(5);
@@ -309,9 +274,9 @@ class OllamaChatModelRetryTests {
             VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
             run((context) -> {
                 Disposable subscription = context.getBean(OllamaChatModel.class).stream("Hi").subscribe();
-                awaitTrue(() -> !events.scheduled().isEmpty());
+                awaitTrue(() -> !events().scheduled().isEmpty());
 
-                assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
+                assertThat(events().scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(FIVE_MINUTES);
                 subscription.dispose();
 
@@ -319,7 +284,7 @@ class OllamaChatModelRetryTests {
                 // next attempt would start.
                 assertHolds(() -> {
                     time.advanceTimeBy(Duration.ofMinutes(10));
-                    return events.started().size() == 1 && provider.requests() == 1;
+                    return events().started().size() == 1 && provider.requests() == 1;
                 }, Duration.ofMillis(500));
             });
         }
@@ -333,11 +298,12 @@ class OllamaChatModelRetryTests {
 
                 long disposed = System.nanoTime();
                 subscription.dispose();
-                awaitTrue(() -> !events.finished().isEmpty(), PROMPT.plus(MARGIN));
+                awaitTrue(() -> !events().finished().isEmpty(), PROMPT.plus(MARGIN));
 
-                assertThat(Duration.ofNanos(events.finished().get(0).nanos() - disposed)).isLessThan(PROMPT.plus(MARGIN));
-                assertThat(events.finished().get(0).event().failure()).isInstanceOf(CancellationException.class);
-                assertThat(events.finished().get(0).event().retryable()).isFalse();
+                assertThat(Duration.ofNanos(events().finished().get(0).nanos() - disposed))
+                    .isLessThan(PROMPT.plus(MARGIN));
+                assertThat(events().finished().get(0).event().failure()).isInstanceOf(CancellationException.class);
+                assertThat(events().finished().get(0).event().retryable()).isFalse();
                 assertHolds(() -> provider.requests() == 1, Duration.ofMillis(500));
             });
         }
@@ -349,7 +315,10 @@ class OllamaChatModelRetryTests {
         @Test
         void aChatModelWithoutARetrierKeepsSpringAisRetriesAndExceptions() {
             provider.always(OllamaWire.error(503, "server busy"));
-            runWith(provider.port(), Optional.empty(), (context) -> {
+            ApplicationContextRunner unretried = runnerAgainst(provider.port())
+                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty());
+            unretried.run((context) -> {
+                assertThat(context).hasNotFailed();
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
 
                 assertThat(OllamaChatModelRebuild.isRetried(model)).isFalse();
@@ -357,7 +326,7 @@ class OllamaChatModelRetryTests {
                     .hasMessage("HTTP 503 - {\"error\":\"server busy\"}");
                 // spring.ai.retry.max-attempts=2: Spring AI's own first attempt and two retries.
                 assertThat(provider.requests()).isEqualTo(3);
-                assertThat(events.finished()).isEmpty();
+                assertThat(events().finished()).isEmpty();
             });
         }
 
@@ -374,7 +343,7 @@ class OllamaChatModelRetryTests {
                 // Spring AI 2.0.1's embedding model retries nothing of its own, and nothing is added to it.
                 assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.EMBED)).build())
                     .getCount()).isEqualTo(1);
-                assertThat(events.finished()).isEmpty();
+                assertThat(events().finished()).isEmpty();
             });
         }
 
@@ -385,53 +354,8 @@ class OllamaChatModelRetryTests {
                 float[] embedding = context.getBean(OllamaEmbeddingModel.class).embed("text");
 
                 assertThat(embedding).containsExactly(0.1f, 0.2f, 0.3f);
-                assertThat(events.finished()).isEmpty();
+                assertThat(events().finished()).isEmpty();
             });
         }
-    }
-
-    private void run(ContextConsumer<AssertableApplicationContext> test) {
-        runAgainst(provider.port(), test);
-    }
-
-    private void run(String property, ContextConsumer<AssertableApplicationContext> test) {
-        runWith(provider.port(), Optional.of(retrier()), test, property);
-    }
-
-    private void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
-        runWith(port, Optional.of(retrier()), test);
-    }
-
-    private Retrier retrier() {
-        return Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, FIVE_MINUTES))
-            .name("ollamaChatModel")
-            .listener(this.events)
-            .observer(this.events)
-            .build();
-    }
-
-    private void runWith(int port, Optional<Retrier> retrier, ContextConsumer<AssertableApplicationContext> test,
-            String... properties) {
-        new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
-                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
-                    SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + port,
-                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.ollama.embedding.model="
-                            + OllamaWire.MODEL,
-                    "spring.ai.ollama.init.pull-model-strategy=never", "spring.ai.retry.max-attempts=2",
-                    "spring.ai.retry.backoff.initial-interval=10ms", "spring.ai.retry.backoff.max-interval=10ms")
-            .withPropertyValues(properties)
-            .withBean(ChatModelRetriers.class,
-                    () -> (name) -> name.equals("ollamaChatModel") ? retrier : Optional.empty())
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                test.accept(context);
-            });
-    }
-
-    private static ResponseDefinitionBuilder rateLimited(String retryAfter) {
-        return OllamaWire.error(429, "rate limited").withHeader("Retry-After", retryAfter);
     }
 }

@@ -50,8 +50,15 @@ final class OllamaWire {
     }
 
     static ResponseDefinitionBuilder error(int status, String message) {
-        return aResponse().withStatus(status).withHeader("Content-Type", "application/json").withBody("""
-                {"error":"%s"}""".formatted(message));
+        return aResponse().withStatus(status)
+            .withHeader("Content-Type", "application/json")
+            .withBody(errorBody(message));
+    }
+
+    /** The body of an error: Ollama's errors say only a message. */
+    static String errorBody(String message) {
+        return """
+                {"error":"%s"}""".formatted(message);
     }
 
     static ResponseDefinitionBuilder embeddings() {
