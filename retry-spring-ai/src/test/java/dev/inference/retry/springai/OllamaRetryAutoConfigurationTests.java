@@ -1,25 +1,13 @@
 package dev.inference.retry.springai;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
-import dev.inference.retry.Policy;
-import dev.inference.retry.Retrier;
-import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import io.micrometer.observation.ObservationRegistry;
-import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
@@ -31,7 +19,6 @@ import org.springframework.ai.ollama.api.OllamaApi;
 import org.springframework.ai.ollama.api.OllamaChatOptions;
 import org.springframework.ai.ollama.management.ModelManagementOptions;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.test.util.ReflectionTestUtils;
@@ -39,36 +26,79 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 
 /**
- * When the auto-configuration retries Ollama chat model beans, and what it keeps of them and of the
- * beans they share. Only the tests that need a provider call the model; the others never reach the
- * provider's address.
+ * When the auto-configuration retries Ollama chat model beans, and what it keeps of them
+ * ({@link ChatModelRebuildContract}) and of the beans they share with the models it leaves alone. Only
+ * the tests that need a provider call the model; the others never reach the provider's address.
  */
-class OllamaRetryAutoConfigurationTests {
+class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaChatModel> {
 
-    private static final Retrier RETRIER = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3,
-            Duration.ofMillis(50))).name("ollamaChatModel").build();
+    private static final String BEAN = "ollamaChatModel";
 
-    private static final String UNUSED_PROVIDER = "http://127.0.0.1:9";
+    @Override
+    String beanName() {
+        return BEAN;
+    }
 
-    private static final String POST_PROCESSOR = "inferenceRetryOllamaChatModelPostProcessor";
+    @Override
+    Class<OllamaChatModel> modelClass() {
+        return OllamaChatModel.class;
+    }
 
-    private final List<String> asked = new CopyOnWriteArrayList<>();
+    /** A subclass of the model's class, which carries a stream's cancellation to its exchange. */
+    @Override
+    Class<RetriedOllamaChatModel> rebuiltClass() {
+        return RetriedOllamaChatModel.class;
+    }
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
-                OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-                org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
-                SpringAiRetryAutoConfiguration.class))
-        .withPropertyValues("spring.ai.ollama.base-url=" + UNUSED_PROVIDER, "spring.ai.ollama.chat.model="
-                + OllamaWire.MODEL, "spring.ai.ollama.embedding.model=" + OllamaWire.MODEL);
+    @Override
+    String postProcessor() {
+        return "inferenceRetryOllamaChatModelPostProcessor";
+    }
 
+    /** With Spring AI's shared retries, and the embedding model, which is left alone. */
+    @Override
+    ApplicationContextRunner runnerAgainst(String root) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
+                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
+                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
+                    SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.ollama.base-url=" + root, "spring.ai.ollama.chat.model=" + OllamaWire.MODEL,
+                    "spring.ai.ollama.embedding.model=" + OllamaWire.MODEL);
+    }
+
+    @Override
+    String optionProperty(String option) {
+        return "spring.ai.ollama.chat." + option;
+    }
+
+    /** A model on a client of its own, not the one Spring AI's auto-configuration shares. */
+    @Override
+    OllamaChatModel builtByTheApplication() {
+        return OllamaChatModel.builder()
+            .ollamaApi(OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build())
+            .options(OllamaChatOptions.builder().model(OllamaWire.MODEL).build())
+            .build();
+    }
+
+    @Override
+    boolean isRetried(OllamaChatModel model) {
+        return OllamaChatModelRebuild.isRetried(model);
+    }
+
+    @Override
+    String chatPath() {
+        return OllamaWire.CHAT;
+    }
+
+    @Override
+    ResponseDefinitionBuilder completion(String content) {
+        return OllamaWire.chat(content);
+    }
+
+    /** The rebuilt model reaches Ollama through Spring's reactive client too: without it, nothing is rebuilt. */
     @Nested
-    class BacksOff {
-
-        @Test
-        void withoutTheOllamaModel() {
-            assertBacksOffWithout(OllamaChatModel.class);
-        }
+    class BacksOffWithoutItsClients {
 
         @Test
         void withoutReactor() {
@@ -79,99 +109,14 @@ class OllamaRetryAutoConfigurationTests {
         void withoutWebClient() {
             assertBacksOffWithout(WebClient.class);
         }
-
-        @Test
-        void withoutChatModelRetriers() {
-            runner.run((context) -> {
-                assertThat(context).hasNotFailed().doesNotHaveBean(POST_PROCESSOR);
-                assertRetried(context.getBean(OllamaChatModel.class), false);
-            });
-        }
-
-        @Test
-        void whenSpringAiRetriesAreSwitchedOff() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withPropertyValues("inference.retry.spring-ai.enabled=false")
-                .run((context) -> {
-                    assertThat(context).hasNotFailed().doesNotHaveBean(POST_PROCESSOR);
-                    assertRetried(context.getBean(OllamaChatModel.class), false);
-                    assertThat(asked).isEmpty();
-                });
-        }
-
-        private void assertBacksOffWithout(Class<?> missing) {
-            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withClassLoader(new FilteredClassLoader(missing))
-                .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-                .run((context) -> assertThat(context).hasNotFailed()
-                    .doesNotHaveBean(POST_PROCESSOR));
-        }
     }
 
     @Nested
-    class Retries {
-
-        @Test
-        void aModelWhoseBeanHasARetrierAndStaysAnOllamaChatModel() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
-                assertThat(context).hasNotFailed().hasSingleBean(OllamaChatModel.class).hasBean(POST_PROCESSOR);
-                assertThat(context.getBean("ollamaChatModel")).isInstanceOf(OllamaChatModel.class);
-                assertRetried(context.getBean(OllamaChatModel.class), true);
-                assertThat(asked).containsExactly("ollamaChatModel");
-            });
-        }
-
-        @Test
-        void noModelWhoseBeanHasNoRetrier() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(false)).run((context) -> {
-                assertThat(context).hasNotFailed();
-                assertRetried(context.getBean(OllamaChatModel.class), false);
-                assertThat(asked).containsExactly("ollamaChatModel");
-            });
-        }
-
-        @Test
-        void aModelTheApplicationBuiltItselfOnItsOwnClient() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withBean("ollamaChatModel", OllamaChatModel.class, () -> OllamaChatModel.builder()
-                    .ollamaApi(OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build())
-                    .options(OllamaChatOptions.builder().model(OllamaWire.MODEL).build())
-                    .build())
-                .run((context) -> {
-                    assertThat(context).hasNotFailed();
-                    assertRetried(context.getBean(OllamaChatModel.class), true);
-                });
-        }
-    }
-
-    @Nested
-    class Keeps {
-
-        @Test
-        void theModelsOptions() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withPropertyValues("spring.ai.ollama.chat.model=llama-test", "spring.ai.ollama.chat.temperature=0.3")
-                .run((context) -> {
-                    OllamaChatOptions options = context.getBean(OllamaChatModel.class).getOptions();
-
-                    assertThat(options.getModel()).isEqualTo("llama-test");
-                    assertThat(options.getTemperature()).isEqualTo(0.3);
-                });
-        }
-
-        @Test
-        void theModelsToolCallingManager() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
-                OllamaChatModel model = context.getBean(OllamaChatModel.class);
-
-                assertThat(ReflectionTestUtils.getField(model, "toolCallingManager"))
-                    .isSameAs(context.getBean(ToolCallingManager.class));
-            });
-        }
+    class KeepsItsOwn {
 
         @Test
         void theSharedClientAndRetryTemplateForTheModelsItLeavesAlone() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 RetryTemplate sharedRetries = context.getBean(RetryTemplate.class);
 
@@ -184,56 +129,14 @@ class OllamaRetryAutoConfigurationTests {
         }
 
         @Test
-        void theModelsObservationRegistryAndConvention() {
-            List<String> observed = new CopyOnWriteArrayList<>();
-            ObservationRegistry registry = ObservationRegistry.create();
-            registry.observationConfig().observationHandler(new ObservationHandler<>() {
-
-                @Override
-                public void onStart(Observation.Context context) {
-                    observed.add(context.getName());
-                }
-
-                @Override
-                public boolean supportsContext(Observation.Context context) {
-                    return true;
-                }
-            });
-            withProvider("", (provider) -> runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withBean(ObservationRegistry.class, () -> registry)
-                .withBean(ChatModelObservationConvention.class, SpringAiRetryAutoConfigurationTests.NamedConvention::new)
-                .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + provider.port())
-                .run((context) -> {
-                    OllamaChatModel model = context.getBean(OllamaChatModel.class);
-                    assertRetried(model, true);
-
-                    assertThat(model.call("Hi")).isEqualTo("Hello");
-                    assertThat(observed).contains("custom.chat");
-                }));
-        }
-
-        @Test
         void theBaseUrlOfItsClientWithItsPath() {
-            withProvider("/ollama", (provider) -> runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + provider.port() + "/ollama")
+            withProvider("/ollama", (provider) -> runnerAgainst("http://127.0.0.1:" + provider.port() + "/ollama")
+                .withBean(ChatModelRetriers.class, () -> retriers(true))
                 .run((context) -> {
                     assertThat(context.getBean(OllamaChatModel.class).call("Hi")).isEqualTo("Hello");
                     assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo("/ollama" + OllamaWire.CHAT))
                         .build()).getCount()).isEqualTo(1);
                 }));
-        }
-
-        /** Runs a test against a provider that answers every chat under the path prefix with "Hello". */
-        private void withProvider(String prefix, Consumer<WireMockServer> test) {
-            WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
-            provider.start();
-            try {
-                provider.stubFor(post(urlEqualTo(prefix + OllamaWire.CHAT)).willReturn(OllamaWire.chat("Hello")));
-                test.accept(provider);
-            }
-            finally {
-                provider.stop();
-            }
         }
     }
 
@@ -242,8 +145,8 @@ class OllamaRetryAutoConfigurationTests {
 
         @Test
         void forASubclassOfTheModel() {
-            runner.withBean(ChatModelRetriers.class, () -> retriers(true))
-                .withBean("ollamaChatModel", OllamaChatModel.class, () -> new OllamaChatModel(
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(BEAN, OllamaChatModel.class, () -> new OllamaChatModel(
                         OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build(),
                         OllamaChatOptions.builder().model(OllamaWire.MODEL).build(), ToolCallingManager.builder().build(),
                         ObservationRegistry.NOOP, ModelManagementOptions.defaults()) {
@@ -257,16 +160,5 @@ class OllamaRetryAutoConfigurationTests {
                             + "what it adds. To start without retrying it, set "
                             + "inference.retry.clients.ollamaChatModel.enabled=false"));
         }
-    }
-
-    private ChatModelRetriers retriers(boolean retried) {
-        return (name) -> {
-            this.asked.add(name);
-            return retried ? Optional.of(RETRIER) : Optional.empty();
-        };
-    }
-
-    private static void assertRetried(OllamaChatModel model, boolean retried) {
-        assertThat(OllamaChatModelRebuild.isRetried(model)).isEqualTo(retried);
     }
 }

@@ -1,0 +1,263 @@
+package dev.inference.retry.springai;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.observation.ChatModelObservationConvention;
+import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.test.util.ReflectionTestUtils;
+
+/**
+ * What the auto-configuration does with the chat model bean of every provider whose model it rebuilds
+ * beneath the bean: when it rebuilds the model, when it backs off, and that the rebuilt model keeps what
+ * it was built with. A subclass per provider says how its model is configured, built and recognised
+ * once retried. Only the test of the observations calls the model; the others never reach the
+ * provider's address.
+ *
+ * @param <M> the provider's chat model class
+ */
+abstract class ChatModelRebuildContract<M extends ChatModel> {
+
+    /** The root of an address where no provider listens. */
+    static final String UNUSED_PROVIDER = "http://127.0.0.1:9";
+
+    private final List<String> asked = new CopyOnWriteArrayList<>();
+
+    /** Returns the name of the model's bean. */
+    abstract String beanName();
+
+    /** Returns the provider's chat model class. */
+    abstract Class<M> modelClass();
+
+    /** Returns the class of the model's bean once the model is rebuilt. */
+    abstract Class<? extends M> rebuiltClass();
+
+    /** Returns the name of the post-processor that rebuilds the provider's model. */
+    abstract String postProcessor();
+
+    /**
+     * Returns a runner with the provider's auto-configurations, its model pointed at a provider at this
+     * root ({@code http://host:port} and a path prefix, if any) and its own client's retries left as
+     * the retried model needs them.
+     */
+    abstract ApplicationContextRunner runnerAgainst(String root);
+
+    /** Returns the property of one of the model's default options, as the application sets it. */
+    abstract String optionProperty(String option);
+
+    /** Returns a model the application built itself, pointed at {@link #UNUSED_PROVIDER}. */
+    abstract M builtByTheApplication();
+
+    /** Returns whether this model is rebuilt on retried clients. */
+    abstract boolean isRetried(M model);
+
+    /** Returns the path below the provider's root of the model's chat requests. */
+    abstract String chatPath();
+
+    /** Returns a successful answer to a call. */
+    abstract ResponseDefinitionBuilder completion(String content);
+
+    @Nested
+    class BacksOff {
+
+        @Test
+        void withoutSpringAi() {
+            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withClassLoader(new FilteredClassLoader(ChatModel.class))
+                .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
+                .run((context) -> assertThat(context).hasNotFailed()
+                    .doesNotHaveBean(RetryTimer.class)
+                    .doesNotHaveBean(postProcessor()));
+        }
+
+        @Test
+        void withoutTheProvidersModel() {
+            assertBacksOffWithout(modelClass());
+        }
+
+        @Test
+        void withoutChatModelRetriers() {
+            runner().run((context) -> {
+                assertThat(context).hasNotFailed()
+                    .doesNotHaveBean(RetryTimer.class)
+                    .doesNotHaveBean(postProcessor());
+                assertRetried(model(context), false);
+            });
+        }
+
+        @Test
+        void whenSpringAiRetriesAreSwitchedOff() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withPropertyValues("inference.retry.spring-ai.enabled=false")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(postProcessor());
+                    assertRetried(model(context), false);
+                    assertThat(asked).isEmpty();
+                });
+        }
+    }
+
+    @Nested
+    class Retries {
+
+        @Test
+        void aModelWhoseBeanHasARetrierAndStaysAnInstanceOfItsClass() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(modelClass()).hasBean(postProcessor());
+                assertThat(context.getBean(beanName())).isExactlyInstanceOf(rebuiltClass());
+                assertRetried(model(context), true);
+                assertThat(asked).containsExactly(beanName());
+            });
+        }
+
+        @Test
+        void noModelWhoseBeanHasNoRetrier() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(false)).run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertRetried(model(context), false);
+                assertThat(asked).containsExactly(beanName());
+            });
+        }
+
+        @Test
+        void aModelTheApplicationBuiltItself() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(beanName(), modelClass(), ChatModelRebuildContract.this::builtByTheApplication)
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertRetried(model(context), true);
+                });
+        }
+    }
+
+    @Nested
+    class Keeps {
+
+        @Test
+        void theModelsOptions() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withPropertyValues(optionProperty("model") + "=model-test", optionProperty("temperature") + "=0.3")
+                .run((context) -> {
+                    ChatOptions options = model(context).getOptions();
+
+                    assertThat(options.getModel()).isEqualTo("model-test");
+                    assertThat(options.getTemperature()).isEqualTo(0.3);
+                });
+        }
+
+        @Test
+        void theModelsToolCallingManager() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+                M model = model(context);
+
+                assertThat(ReflectionTestUtils.getField(model, "toolCallingManager"))
+                    .isSameAs(context.getBean(ToolCallingManager.class));
+            });
+        }
+
+        @Test
+        void theModelsObservationRegistryAndConvention() {
+            List<String> observed = new CopyOnWriteArrayList<>();
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+                @Override
+                public void onStart(Observation.Context context) {
+                    observed.add(context.getName());
+                }
+
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                    return true;
+                }
+            });
+            withProvider("", (provider) -> runnerAgainst("http://127.0.0.1:" + provider.port())
+                .withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(ObservationRegistry.class, () -> registry)
+                .withBean(ChatModelObservationConvention.class, NamedConvention::new)
+                .run((context) -> {
+                    M model = model(context);
+                    assertRetried(model, true);
+
+                    assertThat(model.call("Hi")).isEqualTo("Hello");
+                    assertThat(observed).contains("custom.chat");
+                }));
+        }
+    }
+
+    /** Returns a runner with the provider's auto-configurations, its model pointed at no provider. */
+    ApplicationContextRunner runner() {
+        return runnerAgainst(UNUSED_PROVIDER);
+    }
+
+    /** Returns the retriers of the application: one for every bean, or none; each bean asked for is noted. */
+    ChatModelRetriers retriers(boolean retried) {
+        Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
+            .name(beanName())
+            .build();
+        return (name) -> {
+            this.asked.add(name);
+            return retried ? Optional.of(retrier) : Optional.empty();
+        };
+    }
+
+    /** Checks that the auto-configuration, with retriers for every bean, backs off without this class. */
+    void assertBacksOffWithout(Class<?> missing) {
+        new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            .withClassLoader(new FilteredClassLoader(missing))
+            .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(postProcessor()));
+    }
+
+    void assertRetried(M model, boolean retried) {
+        assertThat(isRetried(model)).isEqualTo(retried);
+    }
+
+    M model(ApplicationContext context) {
+        return context.getBean(modelClass());
+    }
+
+    /** Runs a test against a provider that answers every chat under the path prefix with "Hello". */
+    void withProvider(String prefix, Consumer<WireMockServer> test) {
+        WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+        provider.start();
+        try {
+            provider.stubFor(post(urlEqualTo(prefix + chatPath())).willReturn(completion("Hello")));
+            test.accept(provider);
+        }
+        finally {
+            provider.stop();
+        }
+    }
+
+    /** A convention whose name shows that the model kept it. */
+    static final class NamedConvention implements ChatModelObservationConvention {
+
+        @Override
+        public String getName() {
+            return "custom.chat";
+        }
+    }
+}
