@@ -201,6 +201,16 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
         private final Tally streamSuccesses;
 
+        /**
+         * The last successful event of this client's invokes, and of its streams, seen here. A retrier
+         * reports every first success of an operation with one event made once, so the next is known by
+         * identity alone; an event is immutable, so one that is the same object is the same success.
+         * Written without synchronization: any thread may store any such event, all of them correct.
+         */
+        private @Nullable AttemptEvent knownInvokeSuccess;
+
+        private @Nullable AttemptEvent knownStreamSuccess;
+
         ClientListener(String client, ClientMeters meters, MeterRetryListener all) {
             this.meters = meters;
             this.all = all;
@@ -211,11 +221,28 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
         @Override
         public void attemptFinished(AttemptEvent event) {
-            if (event.failure() == null && this.client.equals(event.client())) {
-                ((event.operation() == Operation.INVOKE) ? this.invokeSuccesses : this.streamSuccesses).increment();
+            if (event == this.knownInvokeSuccess) {
+                this.invokeSuccesses.increment();
+            }
+            else if (event == this.knownStreamSuccess) {
+                this.streamSuccesses.increment();
+            }
+            else if (event.failure() == null && this.client.equals(event.client())) {
+                succeeded(event);
             }
             else {
                 metersOf(event).of(event.operation()).attemptFinished(event);
+            }
+        }
+
+        private void succeeded(AttemptEvent event) {
+            if (event.operation() == Operation.INVOKE) {
+                this.knownInvokeSuccess = event;
+                this.invokeSuccesses.increment();
+            }
+            else {
+                this.knownStreamSuccess = event;
+                this.streamSuccesses.increment();
             }
         }
 

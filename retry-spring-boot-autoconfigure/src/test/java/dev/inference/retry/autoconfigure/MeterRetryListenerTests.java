@@ -153,6 +153,33 @@ class MeterRetryListenerTests {
         }
 
         @Test
+        void countsEachSuccessOfAnEventToldAgainUnderItsOwnOperation() {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            AttemptEvent invoked = succeeded("openai", Operation.INVOKE);
+            AttemptEvent streamed = succeeded("openai", Operation.STREAM);
+            for (int i = 0; i < 3; i++) {
+                one.attemptFinished(invoked);
+                one.attemptFinished(streamed);
+            }
+            one.attemptFinished(streamed);
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(3);
+            assertThat(RetryMeters.attempts(registry, "openai", "stream", "success", "none")).isEqualTo(4);
+        }
+
+        @Test
+        void countsAnotherClientsSuccessUnderItsNameAfterItsOwnClientsSuccesses() {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            one.attemptFinished(succeeded("openai", Operation.INVOKE));
+            one.attemptFinished(succeeded("openai", Operation.STREAM));
+            one.attemptFinished(succeeded("renamed", Operation.INVOKE));
+            one.attemptFinished(succeeded("renamed", Operation.STREAM));
+            assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "openai", "stream", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "renamed", "invoke", "success", "none")).isEqualTo(1);
+            assertThat(RetryMeters.attempts(registry, "renamed", "stream", "success", "none")).isEqualTo(1);
+        }
+
+        @Test
         void describesItselfByItsRegistryAndClient() {
             assertThat(new MeterRetryListener(registry, List.of()).forClient("openai"))
                 .hasToString("MeterRetryListener[SimpleMeterRegistry, client=openai]");
