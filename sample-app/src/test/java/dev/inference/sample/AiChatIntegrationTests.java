@@ -3,17 +3,13 @@ package dev.inference.sample;
 import static dev.inference.sample.SampleHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import dev.inference.sample.provider.RecordedRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -26,21 +22,7 @@ import org.springframework.context.annotation.Import;
  */
 @SampleAppTest
 @Import(VirtualTime.class)
-class AiChatIntegrationTests {
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private FlakyProvider provider;
-
-    private SampleHttp http;
-
-    @BeforeEach
-    void reset() {
-        this.provider.reset();
-        this.http = new SampleHttp(this.port);
-    }
+class AiChatIntegrationTests extends AgainstTheSample {
 
     @Nested
     class Chat {

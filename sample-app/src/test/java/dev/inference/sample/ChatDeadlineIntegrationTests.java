@@ -3,14 +3,10 @@ package dev.inference.sample;
 import static dev.inference.sample.SampleHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import java.net.http.HttpResponse;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -20,21 +16,7 @@ import org.springframework.test.context.TestPropertySource;
  */
 @SampleAppTest
 @TestPropertySource(properties = { "sample.inference.timeout=300ms", "sample.provider.retry-after=5s" })
-class ChatDeadlineIntegrationTests {
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private FlakyProvider provider;
-
-    private SampleHttp http;
-
-    @BeforeEach
-    void reset() {
-        this.provider.reset();
-        this.http = new SampleHttp(this.port);
-    }
+class ChatDeadlineIntegrationTests extends AgainstTheSample {
 
     @Test
     void answers504WhenTheDeadlinePassesDuringAnAttempt() throws Exception {

@@ -3,7 +3,6 @@ package dev.inference.sample;
 import static dev.inference.sample.SampleHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import dev.inference.sample.provider.RecordedRequest;
 import java.net.http.HttpResponse;
@@ -14,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -25,24 +23,14 @@ import org.springframework.context.annotation.Import;
  */
 @SampleAppTest
 @Import(VirtualTime.class)
-class ChatIntegrationTests {
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private FlakyProvider provider;
+class ChatIntegrationTests extends AgainstTheSample {
 
     @Autowired
     private VirtualTime.Waits waits;
 
-    private SampleHttp http;
-
     @BeforeEach
-    void reset() {
-        this.provider.reset();
+    void clearWaits() {
         this.waits.clear();
-        this.http = new SampleHttp(this.port);
     }
 
     @Nested

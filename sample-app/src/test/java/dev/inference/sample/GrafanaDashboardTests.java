@@ -3,7 +3,6 @@ package dev.inference.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -13,15 +12,12 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
@@ -157,21 +153,7 @@ class GrafanaDashboardTests {
     // large never refuses, and a 1 ms Retry-After keeps the real-time cool-down out of virtual time.
     @TestPropertySource(properties = { "inference.retry.budget.max-tokens=1000", "inference.retry.budget.token-ratio=1",
             "inference.retry.cooldown.store=local", "sample.provider.retry-after=1ms" })
-    class AgainstTheRunningSample {
-
-        @LocalServerPort
-        private int port;
-
-        @Autowired
-        private FlakyProvider provider;
-
-        private SampleHttp http;
-
-        @BeforeEach
-        void connect() {
-            this.provider.reset();
-            this.http = new SampleHttp(this.port);
-        }
+    class AgainstTheRunningSample extends AgainstTheSample {
 
         /** Calls that retry and succeed, that exhaust their attempts, and a stream that retries. */
         private void failAndRetry() throws Exception {

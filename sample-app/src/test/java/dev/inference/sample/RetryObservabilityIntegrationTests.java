@@ -3,15 +3,11 @@ package dev.inference.sample;
 import static dev.inference.sample.SampleHttp.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.annotation.DirtiesContext.ClassMode;
@@ -24,20 +20,7 @@ import org.springframework.test.annotation.DirtiesContext.ClassMode;
 @SampleAppTest
 @Import(VirtualTime.class)
 @DirtiesContext(classMode = ClassMode.BEFORE_EACH_TEST_METHOD)
-class RetryObservabilityIntegrationTests {
-
-    @LocalServerPort
-    private int port;
-
-    @Autowired
-    private FlakyProvider provider;
-
-    private SampleHttp http;
-
-    @BeforeEach
-    void connect() {
-        this.http = new SampleHttp(this.port);
-    }
+class RetryObservabilityIntegrationTests extends AgainstTheSample {
 
     @Test
     void exhaustedCountersStartAtZero() throws Exception {
