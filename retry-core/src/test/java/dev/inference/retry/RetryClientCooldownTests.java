@@ -147,6 +147,19 @@ class RetryClientCooldownTests {
     }
 
     @Test
+    void failsAtOnceWhenTheDeadlineFallsAtTheEndOfTheCooldown() {
+        this.store.coolDown("openai", Duration.ofSeconds(20));
+        ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
+
+        assertThatExceptionOfType(DeadlineExceededException.class)
+            .isThrownBy(() -> client("chat", inner, "openai").build()
+                .invoke(REQUEST, CallContext.withTimeout(Duration.ofSeconds(20), this.clock)))
+            .withMessage("The call's deadline would pass during the PT20S cool-down wait before attempt 1");
+        assertThat(inner.attempts()).isZero();
+        assertThat(this.sleeper.delays()).isEmpty();
+    }
+
+    @Test
     void endsTheCallWhenTheCallerCancelsDuringTheCooldown() {
         this.store.coolDown("openai", Duration.ofSeconds(20));
         ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
