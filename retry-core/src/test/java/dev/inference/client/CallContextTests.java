@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.fixtures.MutableClock;
+import dev.inference.fixtures.SpuriousWakeups;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.time.Duration;
@@ -534,6 +535,23 @@ class CallContextTests {
             assertThat(waiter.done()).isNotDone();
             context.cancel();
             assertThat(waiter.done().get()).isTrue();
+        }
+
+        @Test
+        void aCancellableContextWaitsItsWholeTimeoutThroughSpuriousWakeups() throws Exception {
+            CallContext context = CallContext.cancellable();
+            Duration timeout = Duration.ofMillis(50);
+
+            assertThat(SpuriousWakeups.lengthOf(() -> assertThat(context.await(timeout)).isFalse()))
+                .isGreaterThanOrEqualTo(timeout);
+        }
+
+        @Test
+        void aBackgroundContextWaitsItsWholeTimeoutThroughSpuriousWakeups() throws Exception {
+            Duration timeout = Duration.ofMillis(50);
+
+            assertThat(SpuriousWakeups.lengthOf(() -> assertThat(CallContext.background().await(timeout)).isFalse()))
+                .isGreaterThanOrEqualTo(timeout);
         }
 
         @Test

@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.inference.client.CallContext;
+import dev.inference.fixtures.SpuriousWakeups;
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -123,6 +127,14 @@ class ShutdownSignalTests {
     }
 
     @Test
+    void waitsItsWholeDelayThroughSpuriousWakeups() throws Exception {
+        Duration delay = Duration.ofMillis(50);
+
+        assertThat(SpuriousWakeups.lengthOf(() -> this.signal.await(delay, CallContext.cancellable())))
+            .isGreaterThanOrEqualTo(delay);
+    }
+
+    @Test
     @Timeout(30)
     void endsAWaitWhenTheContextIsCancelled() throws Exception {
         CallContext context = CallContext.cancellable();
@@ -139,6 +151,38 @@ class ShutdownSignalTests {
 
         waited.get();
         assertThat(this.signal.isShutDown()).isFalse();
+    }
+
+    @Test
+    @Timeout(60)
+    void leavesNothingOfAFinishedWaitOnTheSignalOrTheContext() throws InterruptedException {
+        CallContext context = CallContext.cancellable();
+        WeakReference<Thread> waiter = waitOnAThreadThatEnds(context);
+
+        // Were a registration left behind, its callback would hold the ended waiting thread.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (waiter.get() != null) {
+            assertThat(System.nanoTime()).as("the ended waiting thread is collected within 30 s").isLessThan(deadline);
+            System.gc();
+        }
+        Reference.reachabilityFence(context);
+        Reference.reachabilityFence(this.signal);
+    }
+
+    private WeakReference<Thread> waitOnAThreadThatEnds(CallContext context) throws InterruptedException {
+        List<InterruptedException> interrupted = new ArrayList<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                this.signal.await(Duration.ZERO, context);
+            }
+            catch (InterruptedException ex) {
+                interrupted.add(ex);
+            }
+        });
+        waiter.start();
+        waiter.join();
+        assertThat(interrupted).isEmpty();
+        return new WeakReference<>(waiter);
     }
 
     @Test
