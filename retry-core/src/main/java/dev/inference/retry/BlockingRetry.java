@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * An attempt that returns a result standing for a permanent failure (see
  * {@link Attempts#handedBackFailureOf}) ends the call too: the listeners hear of the failure, and the
  * call returns the result. An {@link Error}, or a checked exception, thrown by an attempt ends the call
- * as it is, untold.
+ * as it is: the listeners hear nothing of it, and the attempt's observation, if any, is ended as
+ * {@linkplain RetryExecution#abandoned abandoned}.
  *
  * <p>Waits block the calling thread with the {@link Sleeper}. With {@link Sleeper#system()} and a
  * retrier that has a {@link ShutdownSignal}, the wait is the signal's
@@ -189,6 +190,11 @@ public final class BlockingRetry {
             catch (RuntimeException ex) {
                 thrown = ex;
                 continue;
+            }
+            catch (Throwable ex) {
+                // An Error or a checked exception ends the call as it is; its attempt's observation too.
+                execution.abandoned(ex);
+                throw ex;
             }
             return ended(operation, context, execution, attempts, result);
         }

@@ -5,6 +5,8 @@ import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,9 +71,12 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The listeners hear every attempt ({@code attemptFinished}), every wait before it starts
  * ({@code retryScheduled}, with the exact delay) and every exhaustion, in that order, from the thread
- * that calls the execution. Not thread-safe: one call, one caller at a time.
+ * that calls the execution. Not thread-safe: one call, one caller at a time, except
+ * {@link #abandoned(Throwable)}, which may be called from any thread at any time.
  */
 public final class RetryExecution {
+
+    private static final VarHandle OBSERVATION = observationHandle();
 
     private final Retrier retrier;
 
@@ -93,8 +98,14 @@ public final class RetryExecution {
     /** Whether the listeners heard that a cool-down delays the attempt in progress. */
     private boolean delayReported;
 
-    /** The observation of the attempt in flight, when the retrier has an observer. */
-    private AttemptObserver.@Nullable ObservedAttempt observation;
+    /**
+     * The observation of the attempt in flight, when the retrier has an observer. Taken with an
+     * atomic swap by whoever ends it, so that an abandonment racing the attempt's end ends it once.
+     */
+    private volatile AttemptObserver.@Nullable ObservedAttempt observation;
+
+    /** Why the call was abandoned, once it was: an observation started afterwards is ended at once. */
+    private volatile @Nullable Throwable abandonment;
 
     /** The failures of the attempts before the latest, for an {@link ExhaustedException}. */
     private @Nullable List<RuntimeException> recovered;
@@ -228,10 +239,46 @@ public final class RetryExecution {
     }
 
     private void endObservation(@Nullable AttemptEvent event, @Nullable Duration retryDelay) {
-        AttemptObserver.ObservedAttempt ending = this.observation;
-        if (ending != null && event != null) {
-            this.observation = null;
-            ending.attemptEnded(event, retryDelay);
+        if (event != null && this.observation != null) {
+            AttemptObserver.ObservedAttempt ending = (AttemptObserver.ObservedAttempt) OBSERVATION.getAndSet(this, null);
+            if (ending != null) {
+                ending.attemptEnded(event, retryDelay);
+            }
+        }
+    }
+
+    /**
+     * Records that the call ends without the attempt in flight telling its outcome: its caller
+     * cancelled it (a subscription cancelled during the attempt), or the attempt ended with an
+     * {@link Error} or a checked exception, which are not failed attempts to decide about. Ends the
+     * observation of that attempt, if the retrier's {@link AttemptObserver} started one, with an event
+     * that carries {@code cause} and is not retryable, so that no observation stays open; the
+     * listeners hear nothing of it, as they hear nothing of an attempt that never ended.
+     *
+     * <p>Unlike the other methods, this one may be called from any thread, at any time, even while
+     * another thread is telling the execution of the attempt's end: the observation is ended once,
+     * by whichever comes first. After it, an attempt's observation that this execution starts is ended
+     * at once. Calling it again, or after the call ended, does nothing more.
+     *
+     * @param cause why the call was abandoned, such as a {@link CancellationException} or the
+     *     {@link Error} the attempt threw
+     * @throws NullPointerException if {@code cause} is {@code null}
+     * @throws Error whatever the observation threw as an {@link Error} when ended
+     */
+    public void abandoned(Throwable cause) {
+        Objects.requireNonNull(cause, "cause must not be null");
+        if (this.abandonment == null) {
+            this.abandonment = cause;
+        }
+        endAbandonedObservation();
+    }
+
+    /** Ends the observation in flight, if any, as abandoned. */
+    private void endAbandonedObservation() {
+        Throwable cause = this.abandonment;
+        AttemptObserver.ObservedAttempt ending = (AttemptObserver.ObservedAttempt) OBSERVATION.getAndSet(this, null);
+        if (ending != null && cause != null) {
+            ending.attemptEnded(new AttemptEvent(this.retrier.name(), this.operation, this.attempt, cause, false), null);
         }
     }
 
@@ -285,6 +332,10 @@ public final class RetryExecution {
             AttemptObserver observer = this.retrier.observer();
             if (observer != null && this.observation == null) {
                 this.observation = observer.attemptStarted(this.retrier.name(), this.operation, this.attempt);
+                // Abandoned meanwhile, from another thread: this attempt will never tell its end.
+                if (this.abandonment != null) {
+                    endAbandonedObservation();
+                }
             }
             return cooldown;
         }
@@ -371,6 +422,17 @@ public final class RetryExecution {
             throw new IllegalStateException("This call is not waiting to retry: the last decision was not a retry");
         }
         return failure;
+    }
+
+    private static VarHandle observationHandle() {
+        try {
+            return MethodHandles.lookup()
+                .findVarHandle(RetryExecution.class, "observation", AttemptObserver.ObservedAttempt.class);
+        }
+        catch (ReflectiveOperationException impossible) {
+            // A field of this very class, looked up by this class.
+            throw new IllegalStateException(impossible);
+        }
     }
 
     private void closeQuietly(StreamReader reader) {

@@ -51,6 +51,17 @@ class AttemptObserverTests {
     }
 
     @Test
+    void seesAnAttemptThatThrewAnErrorEndWithIt() {
+        this.inner.thenFail(new HttpStatusException(503, "overloaded", null)).thenFail(new AssertionError("a bug"));
+
+        assertThat(catchThrowable(() -> client().invoke(REQUEST, CallContext.background())))
+            .isInstanceOf(AssertionError.class);
+
+        assertThat(this.seen).containsExactly("started chat INVOKE #1 after 0", "ended #1 http_503, retry in PT0.1S",
+                "started chat INVOKE #2 after 1", "ended #2 AssertionError, last");
+    }
+
+    @Test
     void seesEachAttemptFromBeforeItIsMadeToTheDecisionAfterIt() {
         this.inner.thenFail(new HttpStatusException(503, "overloaded", null), new HttpStatusException(503, "overloaded", null))
             .thenRespond("hello");

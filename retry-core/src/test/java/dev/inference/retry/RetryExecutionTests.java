@@ -3,6 +3,7 @@ package dev.inference.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.HalfOpenStreamException;
@@ -17,6 +18,8 @@ import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import dev.inference.retry.RetryExecution.Decision;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -325,6 +328,82 @@ class RetryExecutionTests {
                 .start(Operation.INVOKE, CallContext.background());
 
             assertThat(execution.failed(RESET).delay()).isEqualTo(Duration.ofSeconds(1));
+        }
+    }
+    @Nested
+    class Abandonment {
+
+        private final List<String> observed = new ArrayList<>();
+
+        private RetryExecution observedExecution() {
+            return retrier().observer((client, operation, attempt) -> {
+                this.observed.add("started " + attempt);
+                return (outcome, retryDelay) -> this.observed.add("ended " + outcome.attempt() + " "
+                        + outcome.failure() + " retryable=" + outcome.retryable() + " retry in " + retryDelay);
+            }).build().start(Operation.INVOKE, CallContext.background());
+        }
+
+        @Test
+        void endsTheObservationOfTheAttemptInFlightWithTheCauseAsAFinalFailure() {
+            RetryExecution execution = observedExecution();
+            execution.cooldownBeforeAttempt();
+            CancellationException cancelled = new CancellationException("subscription cancelled");
+
+            execution.abandoned(cancelled);
+
+            assertThat(this.observed).containsExactly("started 1",
+                    "ended 1 " + cancelled + " retryable=false retry in null");
+        }
+
+        @Test
+        void tellsTheListenersNothing() {
+            RetryExecution execution = observedExecution();
+            execution.cooldownBeforeAttempt();
+
+            execution.abandoned(new AssertionError("the attempt broke"));
+
+            assertThat(RetryExecutionTests.this.listener.calls()).isEmpty();
+        }
+
+        @Test
+        void endsTheObservationOnceWhenTheAttemptsEndIsToldToo() {
+            RetryExecution execution = observedExecution();
+            execution.cooldownBeforeAttempt();
+
+            execution.abandoned(new CancellationException("first"));
+            execution.abandoned(new CancellationException("again"));
+            execution.failed(RESET);
+
+            assertThat(this.observed).hasSize(2).first().isEqualTo("started 1");
+        }
+
+        @Test
+        void endsAtOnceAnObservationStartedAfterIt() {
+            RetryExecution execution = observedExecution();
+            CancellationException cancelled = new CancellationException("cancelled before the attempt began");
+
+            execution.abandoned(cancelled);
+            execution.cooldownBeforeAttempt();
+
+            assertThat(this.observed).containsExactly("started 1",
+                    "ended 1 " + cancelled + " retryable=false retry in null");
+        }
+
+        @Test
+        void endsNothingAfterTheAttemptsObservationEnded() {
+            RetryExecution execution = observedExecution();
+            execution.cooldownBeforeAttempt();
+            execution.succeeded();
+
+            execution.abandoned(new CancellationException("cancelled after the success"));
+
+            assertThat(this.observed).hasSize(2).last().asString().startsWith("ended 1 null");
+        }
+
+        @Test
+        void refusesANullCause() {
+            assertThatNullPointerException().isThrownBy(() -> start(CallContext.background()).abandoned(null))
+                .withMessage("cause must not be null");
         }
     }
 }

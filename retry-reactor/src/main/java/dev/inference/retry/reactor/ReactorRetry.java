@@ -16,8 +16,11 @@ import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 import reactor.util.retry.Retry;
 
 /**
@@ -66,16 +69,21 @@ import reactor.util.retry.Retry;
  * error after the first element is never retried and no element is ever emitted twice;</li>
  * <li>a failure that is not a {@link RuntimeException} (an {@link Error}, or a checked exception a
  * publisher signals) ends the call as it is, with no listener event, as it would escape the
- * blocking loop.</li>
+ * blocking loop; the attempt's observation, if any, is ended as
+ * {@linkplain RetryExecution#abandoned abandoned}.</li>
  * </ul>
+ * When a listener throws an {@link Error} on hearing of the success, the element that stood for it is
+ * not emitted: it goes to Reactor's discard hook ({@code doOnDiscard}), so that it can be released,
+ * and the Error is signalled.
  *
  * <p>Thread-safety: instances are immutable and thread-safe. A call's {@link RetryExecution} is not,
  * and is never used by two threads at once: the source's signals are serialized (Reactive Streams
  * rule 1.3), the execution hears of a failure from the thread that signals it before the wait is
  * scheduled, and the wait's two possible ends, the timer and the context's cancellation, race
  * through {@link Mono#firstWithSignal}, so that only the one that wins begins the next attempt,
- * before it subscribes to the source again. Cancelling the subscription does not touch the
- * execution.
+ * before it subscribes to the source again. Cancelling the subscription tells the execution only
+ * that the call was {@linkplain RetryExecution#abandoned abandoned}, which is safe from any thread:
+ * the observation of an attempt in flight, if any, is ended; no listener hears of it.
  */
 public final class ReactorRetry {
 
@@ -166,7 +174,9 @@ public final class ReactorRetry {
                 return Mono.error(done.get());
             }
             Call call = new Call(this.retrier, this.retrier.start(Operation.INVOKE, context), context, scheduler());
-            return call.cooldown().then(source.doOnSuccess((valueOrNull) -> call.succeeded()).retryWhen(call.retry()));
+            // The value's success is told in handle(), which can discard it; an empty completion's here.
+            Mono<T> attempt = source.<T>handle(call::succeeded).doOnSuccess((valueOrNull) -> call.succeeded());
+            return call.cooldown().then(attempt.retryWhen(call.retry())).doOnCancel(call::subscriptionCancelled);
         });
     }
 
@@ -209,9 +219,8 @@ public final class ReactorRetry {
                 return Flux.error(done.get());
             }
             Call call = new Call(this.retrier, this.retrier.start(Operation.STREAM, context), context, scheduler());
-            return call.cooldown()
-                .thenMany(source.doOnNext((element) -> call.succeeded()).doOnComplete(call::succeeded)
-                    .retryWhen(call.retry()));
+            Flux<T> attempt = source.<T>handle(call::succeeded).doOnComplete(call::succeeded);
+            return call.cooldown().thenMany(attempt.retryWhen(call.retry())).doOnCancel(call::subscriptionCancelled);
         });
     }
 
@@ -257,6 +266,31 @@ public final class ReactorRetry {
             }
         }
 
+        /**
+         * Tells of the success that an element stands for, if it is the first, and passes the element
+         * on; when a listener throws an {@link Error} instead, the element, which the subscriber will
+         * never get, goes to Reactor's discard hook (where {@code doOnDiscard} can release it) before
+         * the Error is signalled.
+         */
+        <T> void succeeded(T element, SynchronousSink<T> sink) {
+            try {
+                succeeded();
+            }
+            catch (Error ex) {
+                Operators.onDiscard(element, Context.of(sink.contextView()));
+                throw ex;
+            }
+            sink.next(element);
+        }
+
+        /**
+         * Ends the observation of the attempt in flight, if any, when the subscription is cancelled:
+         * that attempt will never tell its outcome.
+         */
+        void subscriptionCancelled() {
+            this.execution.abandoned(new CancellationException("The subscription was cancelled"));
+        }
+
         Retry retry() {
             return Retry.from((signals) -> signals.concatMap((signal) -> afterFailure(signal.failure())));
         }
@@ -265,6 +299,8 @@ public final class ReactorRetry {
         private Mono<Long> afterFailure(Throwable thrown) {
             // An established stream's failure, an Error, a checked exception: not a failed attempt to retry.
             if (this.settled || !(thrown instanceof RuntimeException failure)) {
+                // The observation of an attempt that ended so, if any, is ended too.
+                this.execution.abandoned(thrown);
                 return Mono.error(thrown);
             }
             RetryExecution.Decision decision = this.execution.failed(failure);

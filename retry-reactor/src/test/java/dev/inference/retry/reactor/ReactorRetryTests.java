@@ -24,6 +24,7 @@ import dev.inference.fixtures.RecordingListener.Scheduled;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -295,6 +296,25 @@ class ReactorRetryTests {
         }
 
         @Test
+        void anElementThatAListenersErrorKeepsFromTheSubscriberGoesToTheDiscardHook() {
+            AssertionError error = new AssertionError("a bug in a listener");
+            ReactorRetry throwingRetry = ReactorRetry.of(retrier(POLICY, new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw error;
+                }
+            }), scheduler);
+            List<String> discarded = new CopyOnWriteArrayList<>();
+
+            inVirtualTime(() -> throwingRetry.flux(ScriptedSource.script().thenEmit("response").flux())
+                .doOnDiscard(String.class, discarded::add))
+                .expectErrorSatisfies((thrown) -> assertThat(thrown).isSameAs(error))
+                .verify(HANG);
+
+            assertThat(discarded).containsExactly("response");
+        }
+
+        @Test
         void anEmptyStreamIsASuccess() {
             HttpStatusException first = unavailable();
             ScriptedSource source = ScriptedSource.script().thenFail(first).thenEmit();
@@ -477,6 +497,65 @@ class ReactorRetryTests {
             context.cancel();
 
             assertThat(source.subscriptions()).isEqualTo(2);
+        }
+    }
+
+    @Nested
+    class Observations {
+
+        private final List<String> observed = new CopyOnWriteArrayList<>();
+
+        private final ReactorRetry observedRetry = ReactorRetry.of(Retrier.builder(POLICY)
+            .name("test")
+            .random(FixedRandom.noJitter())
+            .observer((client, operation, attempt) -> {
+                this.observed.add("started " + operation + " " + attempt);
+                return (outcome, delay) -> this.observed.add("ended " + operation + " " + attempt + " "
+                        + ((outcome.failure() != null) ? outcome.failure().getClass().getSimpleName() : "success"));
+            })
+            .build(), scheduler);
+
+        @Test
+        void anAttemptInFlightWhenTheSubscriptionIsCancelledHasItsObservationEnded() {
+            ScriptedSource source = ScriptedSource.script().thenHang();
+
+            inVirtualTime(() -> this.observedRetry.mono(source.mono())).expectSubscription().thenCancel().verify(HANG);
+
+            assertThat(this.observed).containsExactly("started INVOKE 1", "ended INVOKE 1 CancellationException");
+        }
+
+        @Test
+        void aStreamsLaterAttemptInFlightWhenTheSubscriptionIsCancelledHasItsObservationEnded() {
+            ScriptedSource source = ScriptedSource.script().thenFail(unavailable()).thenHang();
+
+            inVirtualTime(() -> this.observedRetry.flux(source.flux()))
+                .expectSubscription()
+                .thenAwait(Duration.ofSeconds(1))
+                .thenCancel()
+                .verify(HANG);
+
+            assertThat(source.subscriptions()).isEqualTo(2);
+            assertThat(this.observed).containsExactly("started STREAM 1", "ended STREAM 1 HttpStatusException",
+                    "started STREAM 2", "ended STREAM 2 CancellationException");
+        }
+
+        @Test
+        void anAttemptEndedByAnErrorHasItsObservationEnded() {
+            ScriptedSource source = ScriptedSource.script().thenFail(new AssertionError("a bug in the source"));
+
+            inVirtualTime(() -> this.observedRetry.mono(source.mono())).expectError(AssertionError.class).verify(HANG);
+
+            assertThat(this.observed).containsExactly("started INVOKE 1", "ended INVOKE 1 AssertionError");
+        }
+
+        @Test
+        void aCancellationAfterTheFirstElementEndsNoObservationAgain() {
+            ScriptedSource source = ScriptedSource.script().thenEmit("first", "second");
+
+            inVirtualTime(() -> this.observedRetry.flux(source.flux()).take(1)).expectNext("first").expectComplete()
+                .verify(HANG);
+
+            assertThat(this.observed).containsExactly("started STREAM 1", "ended STREAM 1 success");
         }
     }
 

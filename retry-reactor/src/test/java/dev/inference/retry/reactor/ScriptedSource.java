@@ -42,6 +42,12 @@ final class ScriptedSource {
         return this;
     }
 
+    /** Adds an attempt that never signals anything, as a provider that never answers. */
+    ScriptedSource thenHang() {
+        this.steps.add(Flux::never);
+        return this;
+    }
+
     /** Returns the source as a stream: each subscription plays the next step. */
     Flux<String> flux() {
         return Flux.defer(this::next);
