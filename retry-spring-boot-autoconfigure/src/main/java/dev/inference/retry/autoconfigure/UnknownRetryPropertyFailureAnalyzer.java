@@ -48,7 +48,7 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
         StringBuilder description = new StringBuilder("Unknown or blank retry configuration:\n");
         StringBuilder action = new StringBuilder();
         for (ConfigurationProperty property : properties) {
-            String name = property.getName().toString();
+            String name = asWritten(property.getName());
             boolean blank = isSetting(property.getName()) && property.getValue() instanceof CharSequence value
                     && value.toString().isBlank();
             description.append("\n    Property: ").append(name);
@@ -62,6 +62,24 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
                 .append(blank ? "Set " + name + " to a value, or remove it." : "Correct or remove " + name + ".");
         }
         return new FailureAnalysis(description.toString().stripTrailing(), action.toString(), cause);
+    }
+
+    /**
+     * The name as it was written, so that it can be searched for: the canonical form lowercases every
+     * element, a bean name such as {@code myClient} in {@code clients.myClient} included.
+     */
+    private static String asWritten(ConfigurationPropertyName name) {
+        StringBuilder written = new StringBuilder();
+        for (int i = 0; i < name.getNumberOfElements(); i++) {
+            String element = name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL);
+            if (name.isNumericIndex(i)) {
+                written.append('[').append(element).append(']');
+            }
+            else {
+                written.append(written.isEmpty() ? "" : ".").append(element);
+            }
+        }
+        return written.toString();
     }
 
     /** Whether the name is one of the properties: {@code inference.retry.<setting>} or a client's. */

@@ -54,6 +54,14 @@ class UnknownRetryPropertyFailureAnalyzerTests {
     }
 
     @Test
+    void namesAClientsKeyAsItWasWrittenSoThatItCanBeFound() {
+        analyze(new String[] { "inference.retry.clients.myClient.max-atempts=3" }, (analysis) -> {
+            assertThat(analysis.getDescription()).contains("Property: inference.retry.clients.myClient.max-atempts\n");
+            assertThat(analysis.getAction()).isEqualTo("Correct or remove inference.retry.clients.myClient.max-atempts.");
+        });
+    }
+
+    @Test
     void namesAnUnknownTopLevelKeyAndThePropertiesThatExist() {
         analyze(new String[] { "inference.retry.timeout=5s" }, (analysis) -> {
             assertThat(analysis.getDescription()).isEqualTo("""
