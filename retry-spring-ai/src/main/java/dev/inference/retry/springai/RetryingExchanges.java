@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -60,7 +61,13 @@ import org.jspecify.annotations.Nullable;
  * <li>a call ended during a wait fails with what the retrier decided: a {@link CancellationException},
  * a {@link dev.inference.failure.ShutdownException} or a
  * {@link dev.inference.failure.DeadlineExceededException}, the failure that caused the wait
- * suppressed.</li>
+ * suppressed;</li>
+ * <li>an attempt that fails as the call's context becomes done is decided on its own failure, as
+ * {@link BlockingRetry} decides: a permanent failure is handed over, a retryable failure of the last
+ * attempt allowed is exhausted, and only then does the context's failure end the call, that failure
+ * suppressed. An attempt that the call's cancellation itself ended (its future cancelled, or its
+ * first event's read ended by closing its response) fails with the context's
+ * {@link CancellationException}.</li>
  * </ul>
  *
  * <p>Waits: {@link #execute} blocks its caller's thread (its attempts are a {@link BlockingRetry}'s),
@@ -236,12 +243,17 @@ final class RetryingExchanges<Q, R> {
 
     /**
      * Reads a successful stream's first event, and classifies it. Blocks until it has arrived; closing
-     * the response (as a cancellation of {@code context} does) ends the read.
+     * the response (as a cancellation of {@code context} does) ends the read, and the attempt then
+     * fails with the context's failure.
      */
     Outcome<R> readFirstEvent(R response, CallContext context) {
         InputStream body;
         FirstSseEvent first;
-        CallContext.Registration closeOnCancel = context.onCancel(() -> this.sdk.close(response));
+        AtomicBoolean closedOnCancel = new AtomicBoolean();
+        CallContext.Registration closeOnCancel = context.onCancel(() -> {
+            closedOnCancel.set(true);
+            this.sdk.close(response);
+        });
         try {
             body = this.sdk.body(response);
             first = FirstSseEvent.read(body, FirstSseEvent.DEFAULT_LIMIT, this.sdk::isPreamble);
@@ -249,11 +261,11 @@ final class RetryingExchanges<Q, R> {
         catch (IOException ex) {
             this.sdk.close(response);
             // What the SDK throws when reading a stream fails; nothing of it has reached the caller yet.
-            return Outcome.failed(this.sdk.streamException(ex));
+            return readFailed(this.sdk.streamException(ex), closedOnCancel.get(), context);
         }
         catch (RuntimeException ex) {
             this.sdk.close(response);
-            return Outcome.failed(this.sdk.transportException(ex));
+            return readFailed(this.sdk.transportException(ex), closedOnCancel.get(), context);
         }
         finally {
             closeOnCancel.close();
@@ -270,6 +282,29 @@ final class RetryingExchanges<Q, R> {
         }
         this.sdk.close(whole);
         return Outcome.failed(inBand.get());
+    }
+
+    /** A read of the first event that failed: the caller gave up, if closing the response on it ended the read. */
+    private Outcome<R> readFailed(RuntimeException failure, boolean closedOnCancel, CallContext context) {
+        return Outcome.failed(closedOnCancel ? endedByCancellation(context, failure) : failure);
+    }
+
+    /**
+     * Returns what an attempt fails with when the call's own cancellation ended it, by cancelling it or
+     * by closing its response: the context's failure, with what the attempt threw suppressed. The
+     * caller gave up; the provider did not fail.
+     *
+     * @param context the call's context, done
+     * @param thrown what the attempt threw
+     * @return the context's failure; {@code thrown} itself if the context is not done
+     */
+    static RuntimeException endedByCancellation(CallContext context, RuntimeException thrown) {
+        Optional<RuntimeException> done = context.failure();
+        if (done.isEmpty()) {
+            return thrown;
+        }
+        done.get().addSuppressed(thrown);
+        return done.get();
     }
 
     /** Closes the response of an outcome that will not be handed over after all. */
