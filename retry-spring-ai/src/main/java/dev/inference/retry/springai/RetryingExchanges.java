@@ -69,6 +69,8 @@ import org.jspecify.annotations.Nullable;
  * first event's read ended by closing its response) fails with the context's
  * {@link CancellationException}.</li>
  * </ul>
+ * A response that an {@link Error} (or an unexpected exception) leaves with nobody to read it, such
+ * as one thrown while its first event is read, is closed before that is thrown on, unchanged.
  *
  * <p>Waits: {@link #execute} blocks its caller's thread (its attempts are a {@link BlockingRetry}'s),
  * which an interrupt or the retrier's {@link ShutdownSignal} wakes at once (an interrupt ends the call
@@ -244,7 +246,7 @@ final class RetryingExchanges<Q, R> {
     /**
      * Reads a successful stream's first event, and classifies it. Blocks until it has arrived; closing
      * the response (as a cancellation of {@code context} does) ends the read, and the attempt then
-     * fails with the context's failure.
+     * fails with the context's failure. Whatever else is thrown here is thrown, the response closed.
      */
     Outcome<R> readFirstEvent(R response, CallContext context) {
         InputStream body;
@@ -267,13 +269,24 @@ final class RetryingExchanges<Q, R> {
             this.sdk.close(response);
             return readFailed(this.sdk.transportException(ex), closedOnCancel.get(), context);
         }
+        catch (Error ex) {
+            closeAfter(response, ex);
+            throw ex;
+        }
         finally {
             closeOnCancel.close();
         }
-        R whole = PeekedResponse.of(this.sdk.responseType(), response, body, first.bytesRead());
-        FirstSseEvent.Event event = first.event();
-        Optional<RuntimeException> inBand = (event != null) ? this.sdk.inBandException(event, response)
-                : Optional.empty();
+        R whole;
+        Optional<RuntimeException> inBand;
+        try {
+            whole = PeekedResponse.of(this.sdk.responseType(), response, body, first.bytesRead());
+            FirstSseEvent.Event event = first.event();
+            inBand = (event != null) ? this.sdk.inBandException(event, response) : Optional.empty();
+        }
+        catch (RuntimeException | Error ex) {
+            closeAfter(response, ex);
+            throw ex;
+        }
         if (inBand.isEmpty()) {
             return Outcome.success(whole);
         }
@@ -305,6 +318,20 @@ final class RetryingExchanges<Q, R> {
         }
         done.get().addSuppressed(thrown);
         return done.get();
+    }
+
+    /**
+     * Closes a response that nobody else will close, because {@code thrown} ends what was to hand it
+     * on; a failure to close is added to {@code thrown} as suppressed, so that the caller can throw
+     * {@code thrown} unchanged.
+     */
+    private void closeAfter(R response, Throwable thrown) {
+        try {
+            this.sdk.close(response);
+        }
+        catch (RuntimeException ex) {
+            thrown.addSuppressed(ex);
+        }
     }
 
     /** Closes the response of an outcome that will not be handed over after all. */

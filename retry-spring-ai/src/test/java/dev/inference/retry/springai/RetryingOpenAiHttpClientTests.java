@@ -6,6 +6,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
@@ -58,6 +59,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 /**
@@ -578,6 +581,26 @@ class RetryingOpenAiHttpClientTests {
         }
     }
 
+    /** What an Error thrown while a response is read leaves behind, on a scripted transport. */
+    @Nested
+    class ThrownWhileReadingAResponse {
+
+        @ParameterizedTest
+        @EnumSource
+        void closesTheResponseAndRethrowsAnErrorFromReadingTheFirstEvent(Exchange exchange) {
+            AssertionError error = new AssertionError("read failed");
+            ScriptedResponse response = new ScriptedResponse(200, "text/event-stream", () -> {
+                throw error;
+            });
+
+            Throwable thrown = exchange.thrownBy(client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(response)), request(true));
+
+            assertThat(thrown).isSameAs(error);
+            assertThat(response.closes()).isEqualTo(1);
+        }
+    }
+
     private Retrier.Builder retrier(Policy policy) {
         return Retrier.builder(policy).name("test").listener(this.events);
     }
@@ -677,6 +700,26 @@ class RetryingOpenAiHttpClientTests {
 
     private static ResponseDefinitionBuilder eventStream(String body) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
+    }
+
+    /** How a test makes its exchange: blocking or not; each gives back what the call ended with, unwrapped. */
+    enum Exchange {
+
+        BLOCKING {
+            @Override
+            Throwable thrownBy(HttpClient client, HttpRequest request) {
+                return catchThrowable(() -> client.execute(request));
+            }
+        },
+
+        ASYNC {
+            @Override
+            Throwable thrownBy(HttpClient client, HttpRequest request) {
+                return catchThrowable(() -> client.executeAsync(request).join()).getCause();
+            }
+        };
+
+        abstract Throwable thrownBy(HttpClient client, HttpRequest request);
     }
 
     /** A provider's response made up by a test, which counts its closes. */
