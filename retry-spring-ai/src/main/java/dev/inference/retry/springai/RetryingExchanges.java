@@ -223,17 +223,24 @@ final class RetryingExchanges<Q, R> {
 
     /**
      * Classifies a response by its status. Returns {@code null} for a successful event stream, whose
-     * first event decides (see {@link #readFirstEvent}).
+     * first event decides (see {@link #readFirstEvent}). Whatever reading its status and headers
+     * throws is thrown, the response closed.
      */
     @Nullable Outcome<R> classify(R response) {
-        int status = this.sdk.status(response);
-        if (status < 400) {
-            return (status >= 200 && status <= 299 && isEventStream(response)) ? null : Outcome.success(response);
+        HttpStatusException typed;
+        try {
+            int status = this.sdk.status(response);
+            if (status < 400) {
+                return (status >= 200 && status <= 299 && isEventStream(response)) ? null : Outcome.success(response);
+            }
+            typed = SdkFailures.statusFailure(status, (name) -> this.sdk.responseHeader(response, name), this.clock);
+            if (!Classification.isRetryable(typed)) {
+                return Outcome.handOver(response, typed);
+            }
         }
-        HttpStatusException typed = SdkFailures.statusFailure(status, (name) -> this.sdk.responseHeader(response, name),
-                this.clock);
-        if (!Classification.isRetryable(typed)) {
-            return Outcome.handOver(response, typed);
+        catch (RuntimeException | Error ex) {
+            closeAfter(response, ex);
+            throw ex;
         }
         try {
             return Outcome.failed(this.sdk.statusException(response, typed));

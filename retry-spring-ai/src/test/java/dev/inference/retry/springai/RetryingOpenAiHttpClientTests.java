@@ -54,13 +54,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 /**
@@ -581,7 +585,7 @@ class RetryingOpenAiHttpClientTests {
         }
     }
 
-    /** What an Error thrown while a response is read leaves behind, on a scripted transport. */
+    /** What an Error (or any exception) thrown while a response is read leaves behind, on a scripted transport. */
     @Nested
     class ThrownWhileReadingAResponse {
 
@@ -599,6 +603,25 @@ class RetryingOpenAiHttpClientTests {
             assertThat(thrown).isSameAs(error);
             assertThat(response.closes()).isEqualTo(1);
         }
+
+        @ParameterizedTest
+        @MethodSource("dev.inference.retry.springai.RetryingOpenAiHttpClientTests#exchangesAndThrowables")
+        void closesTheResponseAndRethrowsWhatReadingItsHeadersThrows(Exchange exchange, Throwable failure) {
+            ScriptedResponse response = new ScriptedResponse(429, "application/json", () -> "{}")
+                .withHeadersThrowing(failure);
+
+            Throwable thrown = exchange.thrownBy(client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(response)), request(false));
+
+            assertThat(thrown).isSameAs(failure);
+            assertThat(response.closes()).isEqualTo(1);
+        }
+    }
+
+    static Stream<Arguments> exchangesAndThrowables() {
+        return Stream.of(Exchange.values())
+            .flatMap((exchange) -> Stream.of(Arguments.of(exchange, new AssertionError("headers")),
+                    Arguments.of(exchange, new IllegalStateException("headers"))));
     }
 
     private Retrier.Builder retrier(Policy policy) {
@@ -733,6 +756,8 @@ class RetryingOpenAiHttpClientTests {
 
         private final AtomicInteger closes = new AtomicInteger();
 
+        private @Nullable Throwable headersFailure;
+
         /** A response whose body is what {@code body} gives, read when asked for; it may throw instead. */
         ScriptedResponse(int status, String contentType, Supplier<String> body) {
             this.status = status;
@@ -742,6 +767,11 @@ class RetryingOpenAiHttpClientTests {
 
         ScriptedResponse withHeader(String name, String value) {
             this.headers.put(name, value);
+            return this;
+        }
+
+        ScriptedResponse withHeadersThrowing(Throwable failure) {
+            this.headersFailure = failure;
             return this;
         }
 
@@ -756,6 +786,13 @@ class RetryingOpenAiHttpClientTests {
 
         @Override
         public Headers headers() {
+            Throwable failure = this.headersFailure;
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            if (failure instanceof RuntimeException exception) {
+                throw exception;
+            }
             return this.headers.build();
         }
 
