@@ -112,10 +112,10 @@ final class AsyncExchange<Q, R> {
         if (this.context.isDone()) {
             attempt.cancel(true);
         }
-        attempt.whenComplete((response, thrown) -> drive(() -> attemptEnded(response, thrown)));
+        attempt.whenComplete((response, thrown) -> drive(() -> attemptEnded(attempt, response, thrown)));
     }
 
-    private void attemptEnded(@Nullable R response, @Nullable Throwable thrown) {
+    private void attemptEnded(CompletableFuture<R> attempt, @Nullable R response, @Nullable Throwable thrown) {
         this.inFlight = null;
         if (thrown != null || response == null) {
             Throwable failure = unwrap(thrown);
@@ -124,7 +124,11 @@ final class AsyncExchange<Q, R> {
                 this.result.completeExceptionally(failure);
                 return;
             }
-            decide(RetryingExchanges.Outcome.failed(this.exchanges.sdk().transportException(runtime)));
+            // Only the call's cancellation cancels an attempt: the caller gave up, the provider did not fail.
+            RuntimeException attemptFailure = attempt.isCancelled()
+                    ? RetryingExchanges.endedByCancellation(this.context, runtime)
+                    : this.exchanges.sdk().transportException(runtime);
+            decide(RetryingExchanges.Outcome.failed(attemptFailure));
             return;
         }
         RetryingExchanges.Outcome<R> outcome = this.exchanges.classify(response);
@@ -143,9 +147,9 @@ final class AsyncExchange<Q, R> {
         }
     }
 
-    private void decide(RetryingExchanges.Outcome<R> attempted) {
-        if (attempted.isSuccess()) {
-            succeed(attempted.response());
+    private void decide(RetryingExchanges.Outcome<R> outcome) {
+        if (outcome.isSuccess()) {
+            succeed(outcome.response());
             return;
         }
         RetryExecution current = this.execution;
@@ -153,14 +157,8 @@ final class AsyncExchange<Q, R> {
             current = this.retrier.start(this.operation, this.context);
             this.execution = current;
         }
-        // The caller gave up while the attempt ran: that, not the attempt's failure, ends the call.
-        RetryingExchanges.Outcome<R> outcome = attempted;
-        Optional<RuntimeException> done = this.context.failure();
-        if (done.isPresent()) {
-            done.get().addSuppressed(Objects.requireNonNull(attempted.failure()));
-            this.exchanges.discard(attempted);
-            outcome = RetryingExchanges.Outcome.failed(done.get());
-        }
+        // The attempt's own failure, even when the caller gave up meanwhile: the execution puts a permanent
+        // failure and used-up attempts before the cancellation, and cools the key and charges the budget first.
         RetryExecution.Decision decision = this.exchanges.decide(current, outcome);
         if (outcome.handsOver()) {
             complete(outcome.response());

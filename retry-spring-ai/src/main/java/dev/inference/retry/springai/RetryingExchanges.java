@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -60,8 +61,16 @@ import org.jspecify.annotations.Nullable;
  * <li>a call ended during a wait fails with what the retrier decided: a {@link CancellationException},
  * a {@link dev.inference.failure.ShutdownException} or a
  * {@link dev.inference.failure.DeadlineExceededException}, the failure that caused the wait
- * suppressed.</li>
+ * suppressed;</li>
+ * <li>an attempt that fails as the call's context becomes done is decided on its own failure, as
+ * {@link BlockingRetry} decides: a permanent failure is handed over, a retryable failure of the last
+ * attempt allowed is exhausted, and only then does the context's failure end the call, that failure
+ * suppressed. An attempt that the call's cancellation itself ended (its future cancelled, or its
+ * first event's read ended by closing its response) fails with the context's
+ * {@link CancellationException}.</li>
  * </ul>
+ * A response that an {@link Error} (or an unexpected exception) leaves with nobody to read it, such
+ * as one thrown while its first event is read, is closed before that is thrown on, unchanged.
  *
  * <p>Waits: {@link #execute} blocks its caller's thread (its attempts are a {@link BlockingRetry}'s),
  * which an interrupt or the retrier's {@link ShutdownSignal} wakes at once (an interrupt ends the call
@@ -214,17 +223,24 @@ final class RetryingExchanges<Q, R> {
 
     /**
      * Classifies a response by its status. Returns {@code null} for a successful event stream, whose
-     * first event decides (see {@link #readFirstEvent}).
+     * first event decides (see {@link #readFirstEvent}). Whatever reading its status and headers
+     * throws is thrown, the response closed.
      */
     @Nullable Outcome<R> classify(R response) {
-        int status = this.sdk.status(response);
-        if (status < 400) {
-            return (status >= 200 && status <= 299 && isEventStream(response)) ? null : Outcome.success(response);
+        HttpStatusException typed;
+        try {
+            int status = this.sdk.status(response);
+            if (status < 400) {
+                return (status >= 200 && status <= 299 && isEventStream(response)) ? null : Outcome.success(response);
+            }
+            typed = SdkFailures.statusFailure(status, (name) -> this.sdk.responseHeader(response, name), this.clock);
+            if (!Classification.isRetryable(typed)) {
+                return Outcome.handOver(response, typed);
+            }
         }
-        HttpStatusException typed = SdkFailures.statusFailure(status, (name) -> this.sdk.responseHeader(response, name),
-                this.clock);
-        if (!Classification.isRetryable(typed)) {
-            return Outcome.handOver(response, typed);
+        catch (RuntimeException | Error ex) {
+            closeAfter(response, ex);
+            throw ex;
         }
         try {
             return Outcome.failed(this.sdk.statusException(response, typed));
@@ -236,12 +252,17 @@ final class RetryingExchanges<Q, R> {
 
     /**
      * Reads a successful stream's first event, and classifies it. Blocks until it has arrived; closing
-     * the response (as a cancellation of {@code context} does) ends the read.
+     * the response (as a cancellation of {@code context} does) ends the read, and the attempt then
+     * fails with the context's failure. Whatever else is thrown here is thrown, the response closed.
      */
     Outcome<R> readFirstEvent(R response, CallContext context) {
         InputStream body;
         FirstSseEvent first;
-        CallContext.Registration closeOnCancel = context.onCancel(() -> this.sdk.close(response));
+        AtomicBoolean closedOnCancel = new AtomicBoolean();
+        CallContext.Registration closeOnCancel = context.onCancel(() -> {
+            closedOnCancel.set(true);
+            this.sdk.close(response);
+        });
         try {
             body = this.sdk.body(response);
             first = FirstSseEvent.read(body, FirstSseEvent.DEFAULT_LIMIT, this.sdk::isPreamble);
@@ -249,19 +270,30 @@ final class RetryingExchanges<Q, R> {
         catch (IOException ex) {
             this.sdk.close(response);
             // What the SDK throws when reading a stream fails; nothing of it has reached the caller yet.
-            return Outcome.failed(this.sdk.streamException(ex));
+            return readFailed(this.sdk.streamException(ex), closedOnCancel.get(), context);
         }
         catch (RuntimeException ex) {
             this.sdk.close(response);
-            return Outcome.failed(this.sdk.transportException(ex));
+            return readFailed(this.sdk.transportException(ex), closedOnCancel.get(), context);
+        }
+        catch (Error ex) {
+            closeAfter(response, ex);
+            throw ex;
         }
         finally {
             closeOnCancel.close();
         }
-        R whole = PeekedResponse.of(this.sdk.responseType(), response, body, first.bytesRead());
-        FirstSseEvent.Event event = first.event();
-        Optional<RuntimeException> inBand = (event != null) ? this.sdk.inBandException(event, response)
-                : Optional.empty();
+        R whole;
+        Optional<RuntimeException> inBand;
+        try {
+            whole = PeekedResponse.of(this.sdk.responseType(), response, body, first.bytesRead());
+            FirstSseEvent.Event event = first.event();
+            inBand = (event != null) ? this.sdk.inBandException(event, response) : Optional.empty();
+        }
+        catch (RuntimeException | Error ex) {
+            closeAfter(response, ex);
+            throw ex;
+        }
         if (inBand.isEmpty()) {
             return Outcome.success(whole);
         }
@@ -270,6 +302,43 @@ final class RetryingExchanges<Q, R> {
         }
         this.sdk.close(whole);
         return Outcome.failed(inBand.get());
+    }
+
+    /** A read of the first event that failed: the caller gave up, if closing the response on it ended the read. */
+    private Outcome<R> readFailed(RuntimeException failure, boolean closedOnCancel, CallContext context) {
+        return Outcome.failed(closedOnCancel ? endedByCancellation(context, failure) : failure);
+    }
+
+    /**
+     * Returns what an attempt fails with when the call's own cancellation ended it, by cancelling it or
+     * by closing its response: the context's failure, with what the attempt threw suppressed. The
+     * caller gave up; the provider did not fail.
+     *
+     * @param context the call's context, done
+     * @param thrown what the attempt threw
+     * @return the context's failure; {@code thrown} itself if the context is not done
+     */
+    static RuntimeException endedByCancellation(CallContext context, RuntimeException thrown) {
+        Optional<RuntimeException> done = context.failure();
+        if (done.isEmpty()) {
+            return thrown;
+        }
+        done.get().addSuppressed(thrown);
+        return done.get();
+    }
+
+    /**
+     * Closes a response that nobody else will close, because {@code thrown} ends what was to hand it
+     * on; a failure to close is added to {@code thrown} as suppressed, so that the caller can throw
+     * {@code thrown} unchanged.
+     */
+    private void closeAfter(R response, Throwable thrown) {
+        try {
+            this.sdk.close(response);
+        }
+        catch (RuntimeException ex) {
+            thrown.addSuppressed(ex);
+        }
     }
 
     /** Closes the response of an outcome that will not be handed over after all. */

@@ -6,6 +6,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
@@ -19,21 +20,26 @@ import com.openai.core.http.HttpRequestBody;
 import com.openai.core.http.HttpResponse;
 import com.openai.errors.InternalServerException;
 import com.openai.errors.OpenAIIoException;
+import com.openai.errors.RateLimitException;
 import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryListener;
 import dev.inference.retry.ShutdownSignal;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -46,11 +52,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 /**
@@ -64,6 +78,8 @@ class RetryingOpenAiHttpClientTests {
     private static final Duration MARGIN = Duration.ofMillis(400);
 
     private static final Policy QUICK = new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1));
+
+    private static final Policy ONE_ATTEMPT = new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1));
 
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback();
@@ -414,6 +430,224 @@ class RetryingOpenAiHttpClientTests {
         }
     }
 
+    /**
+     * The asynchronous exchange when the call's context is done as an attempt ends, on a scripted
+     * transport that cancels the call at a chosen point of the attempt.
+     */
+    @Nested
+    class CancelledAsAnAttemptEnds {
+
+        private final AtomicInteger sent = new AtomicInteger();
+
+        private final CallContext call = CallContext.cancellable();
+
+        @Test
+        void exhaustsTheCallWhenItsLastAttemptFailsRetryably() {
+            HttpClient client = client(retrier(ONE_ATTEMPT).build(), cancellingThenAnswering(429));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CompletionException.class)
+                .cause()
+                .isInstanceOf(ExhaustedException.class)
+                .hasCauseInstanceOf(RateLimitException.class);
+            assertThat(events.exhausted()).hasSize(1);
+        }
+
+        @Test
+        void tellsTheListenersOfTheAttemptsOwnFailure() {
+            HttpClient client = client(retrier(ONE_ATTEMPT).build(), cancellingThenAnswering(429));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CompletionException.class);
+
+            assertThat(events.finished()).singleElement().satisfies((finished) -> {
+                assertThat(finished.event().failure()).isInstanceOf(RateLimitException.class);
+                assertThat(finished.event().retryable()).isTrue();
+            });
+        }
+
+        @Test
+        void coolsTheKeyForTheProvidersRetryAfter() {
+            LocalCooldownStore store = LocalCooldownStore.create();
+            HttpClient client = client(retrier(QUICK).cooldown(store, null).build(), cancellingThenAnswering(429));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CancellationException.class);
+
+            assertThat(store.remaining("test")).isGreaterThan(Duration.ofSeconds(59));
+        }
+
+        @Test
+        void takesARetryBudgetTokenForTheRetryableFailure() {
+            RetryBudget budget = RetryBudget.of(10, new BigDecimal("0.1"));
+            HttpClient client = client(retrier(QUICK).budget(budget).build(), cancellingThenAnswering(429));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CancellationException.class);
+
+            assertThat(budget.tokens()).isEqualByComparingTo("9");
+        }
+
+        @Test
+        void endsWithTheCancellationAndNoFurtherRequestWhenAttemptsRemain() {
+            HttpClient client = client(retrier(QUICK).build(), cancellingThenAnswering(429));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CancellationException.class)
+                .hasMessage("The call was cancelled")
+                .satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement().isInstanceOf(RateLimitException.class));
+            assertThat(this.sent).hasValue(1);
+            assertThat(timer.pendingWaits()).isZero();
+        }
+
+        @Test
+        void handsOverAPermanentFailureForTheSdkToThrowItsOwnException() {
+            HttpClient client = client(retrier(QUICK).build(), cancellingThenAnswering(400));
+
+            HttpResponse response = executeAsync(client).join();
+
+            assertThat(response.statusCode()).isEqualTo(400);
+            assertThat(((ScriptedResponse) response).closes()).isZero();
+            assertThat(events.finished()).singleElement()
+                .satisfies((finished) -> assertThat(finished.event().retryable()).isFalse());
+        }
+
+        @Test
+        void closesAPermanentFailureThatNobodyWillReadWhenTheFutureIsCancelled() {
+            CompletableFuture<HttpResponse> pending = new CompletableFuture<>();
+            AtomicReference<CompletableFuture<HttpResponse>> future = new AtomicReference<>();
+            Retrier cancellingListener = Retrier.builder(QUICK).name("test").listener(new RetryListener() {
+
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    future.get().cancel(true);
+                }
+            }).build();
+            future.set(client(cancellingListener, (request) -> pending).executeAsync(request(false)));
+            ScriptedResponse permanent = new ScriptedResponse(400, "application/json", () -> "{}");
+
+            pending.complete(permanent);
+
+            assertThat(future.get()).isCancelled();
+            assertThat(permanent.closes()).isEqualTo(1);
+        }
+
+        @Test
+        void endsWithTheCancellationWhenItCancelsTheAttemptInFlight() {
+            CompletableFuture<HttpResponse> pending = new CompletableFuture<>();
+            CompletableFuture<HttpResponse> future = executeAsync(client(retrier(ONE_ATTEMPT).build(), (request) -> {
+                this.sent.incrementAndGet();
+                return pending;
+            }));
+
+            this.call.cancel();
+
+            assertThat(pending).isCancelled();
+            assertThatThrownBy(future::join).isInstanceOf(CancellationException.class).hasMessage("The call was cancelled");
+            assertThat(events.exhausted()).isEmpty();
+            assertThat(this.sent).hasValue(1);
+        }
+
+        @Test
+        void endsWithTheCancellationWhenClosingTheResponseOnItEndsTheReadOfTheFirstEvent() {
+            ScriptedResponse stream = new ScriptedResponse(200, "text/event-stream", () -> "") {
+
+                @Override
+                public InputStream body() {
+                    return new InputStream() {
+
+                        @Override
+                        public int read() throws IOException {
+                            // The caller closes the stream while its first event is awaited.
+                            CancelledAsAnAttemptEnds.this.call.cancel();
+                            throw new IOException("Socket closed");
+                        }
+                    };
+                }
+            };
+            HttpClient client = client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(stream));
+
+            assertThatThrownBy(() -> executeAsync(client).join()).isInstanceOf(CancellationException.class)
+                .hasMessage("The call was cancelled");
+            assertThat(events.exhausted()).isEmpty();
+        }
+
+        /** A transport whose attempt sees the call cancelled while the provider's answer is on its way back. */
+        private Function<HttpRequest, CompletableFuture<HttpResponse>> cancellingThenAnswering(int status) {
+            return (request) -> {
+                this.sent.incrementAndGet();
+                this.call.cancel();
+                ScriptedResponse response = new ScriptedResponse(status, "application/json", () -> "{}");
+                return CompletableFuture.completedFuture(response.withHeader("Retry-After", "60"));
+            };
+        }
+
+        private CompletableFuture<HttpResponse> executeAsync(HttpClient client) {
+            return client.executeAsync(request(true).toBuilder()
+                .putHeader(StreamCalls.HEADER, streamCalls.register(this.call))
+                .build());
+        }
+    }
+
+    /** What an Error (or any exception) thrown while a response is read leaves behind, on a scripted transport. */
+    @Nested
+    class ThrownWhileReadingAResponse {
+
+        @ParameterizedTest
+        @EnumSource
+        void closesTheResponseAndRethrowsAnErrorFromReadingTheFirstEvent(Exchange exchange) {
+            AssertionError error = new AssertionError("read failed");
+            ScriptedResponse response = new ScriptedResponse(200, "text/event-stream", () -> {
+                throw error;
+            });
+
+            Throwable thrown = exchange.thrownBy(client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(response)), request(true));
+
+            assertThat(thrown).isSameAs(error);
+            assertThat(response.closes()).isEqualTo(1);
+        }
+
+        @ParameterizedTest
+        @MethodSource("dev.inference.retry.springai.RetryingOpenAiHttpClientTests#exchangesAndThrowables")
+        void closesTheResponseAndRethrowsWhatReadingItsHeadersThrows(Exchange exchange, Throwable failure) {
+            ScriptedResponse response = new ScriptedResponse(429, "application/json", () -> "{}")
+                .withHeadersThrowing(failure);
+
+            Throwable thrown = exchange.thrownBy(client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(response)), request(false));
+
+            assertThat(thrown).isSameAs(failure);
+            assertThat(response.closes()).isEqualTo(1);
+        }
+    }
+
+    static Stream<Arguments> exchangesAndThrowables() {
+        return Stream.of(Exchange.values())
+            .flatMap((exchange) -> Stream.of(Arguments.of(exchange, new AssertionError("headers")),
+                    Arguments.of(exchange, new IllegalStateException("headers"))));
+    }
+
+    private Retrier.Builder retrier(Policy policy) {
+        return Retrier.builder(policy).name("test").listener(this.events);
+    }
+
+    private HttpClient client(Retrier retrier, Function<HttpRequest, CompletableFuture<HttpResponse>> transport) {
+        HttpClient scripted = new HttpClient() {
+
+            @Override
+            public HttpResponse execute(HttpRequest request, RequestOptions requestOptions) {
+                return transport.apply(request).join();
+            }
+
+            @Override
+            public CompletableFuture<HttpResponse> executeAsync(HttpRequest request, RequestOptions requestOptions) {
+                return transport.apply(request);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        return RetryingOpenAiHttpClient.create(scripted, retrier, this.timer, Runnable::run, this.streamCalls);
+    }
+
     private HttpClient client(Policy policy) {
         return client(Retrier.builder(policy).name("test").listener(this.events).build());
     }
@@ -489,6 +723,88 @@ class RetryingOpenAiHttpClientTests {
 
     private static ResponseDefinitionBuilder eventStream(String body) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
+    }
+
+    /** How a test makes its exchange: blocking or not; each gives back what the call ended with, unwrapped. */
+    enum Exchange {
+
+        BLOCKING {
+            @Override
+            Throwable thrownBy(HttpClient client, HttpRequest request) {
+                return catchThrowable(() -> client.execute(request));
+            }
+        },
+
+        ASYNC {
+            @Override
+            Throwable thrownBy(HttpClient client, HttpRequest request) {
+                return catchThrowable(() -> client.executeAsync(request).join()).getCause();
+            }
+        };
+
+        abstract Throwable thrownBy(HttpClient client, HttpRequest request);
+    }
+
+    /** A provider's response made up by a test, which counts its closes. */
+    private static class ScriptedResponse implements HttpResponse {
+
+        private final int status;
+
+        private final Headers.Builder headers;
+
+        private final Supplier<String> body;
+
+        private final AtomicInteger closes = new AtomicInteger();
+
+        private @Nullable Throwable headersFailure;
+
+        /** A response whose body is what {@code body} gives, read when asked for; it may throw instead. */
+        ScriptedResponse(int status, String contentType, Supplier<String> body) {
+            this.status = status;
+            this.headers = Headers.builder().put("Content-Type", contentType);
+            this.body = body;
+        }
+
+        ScriptedResponse withHeader(String name, String value) {
+            this.headers.put(name, value);
+            return this;
+        }
+
+        ScriptedResponse withHeadersThrowing(Throwable failure) {
+            this.headersFailure = failure;
+            return this;
+        }
+
+        int closes() {
+            return this.closes.get();
+        }
+
+        @Override
+        public int statusCode() {
+            return this.status;
+        }
+
+        @Override
+        public Headers headers() {
+            Throwable failure = this.headersFailure;
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            if (failure instanceof RuntimeException exception) {
+                throw exception;
+            }
+            return this.headers.build();
+        }
+
+        @Override
+        public InputStream body() {
+            return new ByteArrayInputStream(this.body.get().getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void close() {
+            this.closes.incrementAndGet();
+        }
     }
 
     /** A JSON request body, as the SDK makes one: repeatable unless told otherwise. */
