@@ -121,6 +121,7 @@ final class AsyncExchange<Q, R> {
             Throwable failure = unwrap(thrown);
             // An Error, or a checked exception: not a failed attempt to decide about; it ends the call as it is.
             if (!(failure instanceof RuntimeException runtime)) {
+                abandon(failure);
                 this.result.completeExceptionally(failure);
                 return;
             }
@@ -225,11 +226,21 @@ final class AsyncExchange<Q, R> {
             step.run();
         }
         catch (RuntimeException ex) {
+            abandon(ex);
             this.result.completeExceptionally(ex);
         }
         catch (Error ex) {
+            abandon(ex);
             this.result.completeExceptionally(ex);
             throw ex;
+        }
+    }
+
+    /** Ends the observation of the attempt in flight, if any: it will never tell its outcome. */
+    private void abandon(Throwable cause) {
+        RetryExecution current = this.execution;
+        if (current != null) {
+            current.abandoned(cause);
         }
     }
 

@@ -605,6 +605,25 @@ class RetryingOpenAiHttpClientTests {
         }
 
         @ParameterizedTest
+        @EnumSource
+        void endsTheAttemptsObservationWhenAnErrorEndsTheCall(Exchange exchange) {
+            List<String> observed = new CopyOnWriteArrayList<>();
+            Retrier observedRetrier = retrier(ONE_ATTEMPT).observer((client, operation, attempt) -> {
+                observed.add("started " + attempt);
+                return (outcome, retryDelay) -> observed.add("ended " + attempt + " " + outcome.failure());
+            }).build();
+            AssertionError error = new AssertionError("read failed");
+            ScriptedResponse response = new ScriptedResponse(200, "text/event-stream", () -> {
+                throw error;
+            });
+
+            exchange.thrownBy(client(observedRetrier, (request) -> CompletableFuture.completedFuture(response)),
+                    request(true));
+
+            assertThat(observed).containsExactly("started 1", "ended 1 " + error);
+        }
+
+        @ParameterizedTest
         @MethodSource("dev.inference.retry.springai.RetryingOpenAiHttpClientTests#exchangesAndThrowables")
         void closesTheResponseAndRethrowsWhatReadingItsHeadersThrows(Exchange exchange, Throwable failure) {
             ScriptedResponse response = new ScriptedResponse(429, "application/json", () -> "{}")
