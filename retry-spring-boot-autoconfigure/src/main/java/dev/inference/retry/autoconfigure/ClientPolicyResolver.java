@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Resolves the {@link Policy} of one {@code InferenceClient} bean from {@link InferenceRetryProperties}:
  * field by field, the bean's entry under {@code inference.retry.clients} over the top-level value.
  * A field set in neither place is an error, never a default; so is a value the {@link Policy}
- * refuses, or a delay too long to be waited out.
+ * refuses, or a delay too long to be waited out. When several fields are missing, the exception
+ * thrown is the first one's, and the others' are attached to it as suppressed, so that one report
+ * names them all.
  */
 final class ClientPolicyResolver {
 
@@ -33,7 +35,7 @@ final class ClientPolicyResolver {
      * @param properties the bound properties
      * @return the bean's valid policy
      * @throws InvalidRetryPropertyException naming the bean and the property to fix when a field is
-     *     missing or a value is invalid
+     *     missing (the other missing fields' exceptions suppressed in it) or a value is invalid
      */
     static Policy resolve(String beanName, @Nullable String entry, InferenceRetryProperties properties) {
         InferenceRetryProperties.@Nullable Client client = (entry != null) ? properties.getClients().get(entry) : null;
@@ -47,9 +49,22 @@ final class ClientPolicyResolver {
         Field<Duration> maxDelay = Field.of(beanName, clientName, Policy.Field.MAX_DELAY, properties, client,
                 RetryPolicyProperties::getMaxDelay);
         Map<Policy.Field, Field<?>> fields = new EnumMap<>(Policy.Field.class);
+        InvalidRetryPropertyException missing = null;
         for (Field<?> field : List.of(stableRetries, stableDelay, maxAttempts, maxDelay)) {
-            field.require();
             fields.put(field.field, field);
+            if (field.value == null) {
+                // Every missing field at once, the first thrown and the others suppressed: one failed start, not four.
+                InvalidRetryPropertyException unset = field.missing();
+                if (missing == null) {
+                    missing = unset;
+                }
+                else {
+                    missing.addSuppressed(unset);
+                }
+            }
+        }
+        if (missing != null) {
+            throw missing;
         }
         waitable(beanName, stableDelay);
         waitable(beanName, maxDelay);
@@ -108,9 +123,13 @@ final class ClientPolicyResolver {
 
         T require() {
             if (this.value == null) {
-                throw InvalidRetryPropertyException.missing(this.beanName, this.property, this.clientProperty);
+                throw missing();
             }
             return this.value;
+        }
+
+        InvalidRetryPropertyException missing() {
+            return InvalidRetryPropertyException.missing(this.beanName, this.property, this.clientProperty);
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.ConfigException;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -14,7 +16,8 @@ import org.springframework.core.env.Environment;
 /**
  * Turns a {@link ConfigException} into the "APPLICATION FAILED TO START" report: the Description
  * names the bean, the property, the value (and where it was set) and the rule it breaks; the Action
- * says which property to set or change.
+ * says which property to set or change. Every missing field of the bean is described, one block each,
+ * when several are (they come suppressed in the first one's exception).
  */
 class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigException> {
 
@@ -45,15 +48,35 @@ class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigExcept
         StringBuilder description = new StringBuilder()
             .append("Invalid retry configuration for ").append(invalid.kind()).append(" bean '")
             .append(invalid.beanName())
-            .append("':\n\n    Property: ")
-            .append(invalid.property());
+            .append("':\n");
+        StringBuilder action = new StringBuilder();
+        for (InvalidRetryPropertyException each : withSuppressed(invalid)) {
+            describe(each, description);
+            action.append(action.isEmpty() ? "" : "\n").append(each.action());
+        }
+        return new FailureAnalysis(description.toString().stripTrailing(), action.toString(), cause);
+    }
+
+    /** The exception, then the ones about the same bean suppressed in it: several fields missing at once. */
+    private static List<InvalidRetryPropertyException> withSuppressed(InvalidRetryPropertyException invalid) {
+        List<InvalidRetryPropertyException> all = new ArrayList<>();
+        all.add(invalid);
+        for (Throwable suppressed : invalid.getSuppressed()) {
+            if (suppressed instanceof InvalidRetryPropertyException other && other.beanName().equals(invalid.beanName())) {
+                all.add(other);
+            }
+        }
+        return all;
+    }
+
+    private void describe(InvalidRetryPropertyException invalid, StringBuilder description) {
+        description.append("\n    Property: ").append(invalid.property());
         invalid.value().ifPresent((value) -> description.append("\n    Value: ").append(value));
         Origin origin = originOf(invalid.property());
         if (origin != null) {
             description.append("\n    Origin: ").append(origin);
         }
-        description.append("\n    Reason: ").append(invalid.rule());
-        return new FailureAnalysis(description.toString(), invalid.action(), cause);
+        description.append("\n    Reason: ").append(invalid.rule()).append('\n');
     }
 
     private @Nullable Origin originOf(String property) {

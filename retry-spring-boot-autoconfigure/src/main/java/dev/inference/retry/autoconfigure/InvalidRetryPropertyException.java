@@ -86,6 +86,10 @@ public class InvalidRetryPropertyException extends ConfigException {
                 String.valueOf(getMessage()).replace(of, is), this.beanName, property(), value().orElse(null), rule(),
                 this.action.replace(of, is), kind);
         copy.setStackTrace(getStackTrace());
+        // The other missing fields of the same bean, if any: named as what the bean is, too.
+        for (Throwable suppressed : getSuppressed()) {
+            copy.addSuppressed((suppressed instanceof InvalidRetryPropertyException other) ? other.ofKind(kind) : suppressed);
+        }
         return copy;
     }
 

@@ -76,6 +76,72 @@ class InferenceRetryFailureAnalyzerTests {
     }
 
     @Nested
+    @ExtendWith(OutputCaptureExtension.class)
+    class EveryMissingField {
+
+        @Test
+        void isDescribedInOneReportWithWhatToSetForEach(CapturedOutput output) {
+            SpringApplication application = new SpringApplication(OneClientApplication.class);
+            application.setWebApplicationType(WebApplicationType.NONE);
+            assertThatException().isThrownBy(() -> application.run("--inference.retry.stable-retries=1"));
+            assertThat(output).contains("""
+                    Description:
+
+                    Invalid retry configuration for InferenceClient bean 'openai':
+
+                        Property: inference.retry.stable-delay
+                        Reason: must be set, or inference.retry.clients.openai.stable-delay instead; there is no default
+
+                        Property: inference.retry.max-attempts
+                        Reason: must be set, or inference.retry.clients.openai.max-attempts instead; there is no default
+
+                        Property: inference.retry.max-delay
+                        Reason: must be set, or inference.retry.clients.openai.max-delay instead; there is no default
+
+                    Action:
+
+                    Set inference.retry.stable-delay (for every retried bean) or inference.retry.clients.openai.stable-delay (for bean 'openai' only).
+                    Set inference.retry.max-attempts (for every retried bean) or inference.retry.clients.openai.max-attempts (for bean 'openai' only).
+                    Set inference.retry.max-delay (for every retried bean) or inference.retry.clients.openai.max-delay (for bean 'openai' only).
+                    """);
+        }
+
+        @Test
+        void areThrownAsTheFirstWithTheOthersSuppressed() {
+            InferenceRetryProperties properties = new InferenceRetryProperties();
+            properties.setStableRetries(1);
+
+            assertThatException().isThrownBy(() -> ClientPolicyResolver.resolve("openai", null, properties))
+                .isInstanceOf(InvalidRetryPropertyException.class)
+                .satisfies((thrown) -> {
+                    assertThat(((ConfigException) thrown).field()).isEqualTo("inference.retry.stable-delay");
+                    assertThat(thrown.getSuppressed()).extracting((suppressed) -> ((ConfigException) suppressed).field())
+                        .containsExactly("inference.retry.max-attempts", "inference.retry.max-delay");
+                });
+        }
+    }
+
+    @Nested
+    class EveryMissingFieldOfAChatModel {
+
+        @Test
+        void staysTogetherWhenTheBeanIsNamedAsWhatItIs() {
+            InvalidRetryPropertyException first = InvalidRetryPropertyException.missing("chat",
+                    "inference.retry.stable-delay", "inference.retry.clients.chat.stable-delay");
+            first.addSuppressed(InvalidRetryPropertyException.missing("chat", "inference.retry.max-delay",
+                    "inference.retry.clients.chat.max-delay"));
+
+            InvalidRetryPropertyException named = first.ofKind("ChatModel");
+
+            assertThat(named.getSuppressed()).singleElement().isInstanceOfSatisfying(InvalidRetryPropertyException.class,
+                    (other) -> {
+                        assertThat(other.kind()).isEqualTo("ChatModel");
+                        assertThat(other.field()).isEqualTo("inference.retry.max-delay");
+                    });
+        }
+    }
+
+    @Nested
     class Analysis {
 
         private final InferenceRetryFailureAnalyzer analyzer = new InferenceRetryFailureAnalyzer(null);
