@@ -108,6 +108,13 @@ final class ChatModelProxyRetryPostProcessor
                 new RetryingChatModelInterceptor(retrier.get(), ChatModelFailureTranslators
                     .of(this.translators.orderedStream().toList(), this.classLoader)));
         if (bean instanceof Advised advised && !advised.isFrozen()) {
+            // A proxy already made (a scoped proxy, say) is refused as the bean itself would be: by its target's
+            // class. Through an interface proxy, the target's final methods do not keep the advice from running.
+            Class<?> target = AopUtils.getTargetClass(bean);
+            String refusal = advised.isProxyTargetClass() ? refusal(target) : selfRetryRefusal(target);
+            if (refusal != null) {
+                throw new ChatModelNotRetriableException(beanName, refusal, null);
+            }
             advised.addAdvisor(advisor);
             return bean;
         }
@@ -148,6 +155,11 @@ final class ChatModelProxyRetryPostProcessor
                     + ") is final" + beneath
                     + "make the method non-final to have the bean retried";
         }
+        return selfRetryRefusal(type);
+    }
+
+    /** Why a model of a class must not be retried above its exchanges, as it retries them itself; or {@code null}. */
+    private static @Nullable String selfRetryRefusal(Class<?> type) {
         Optional<Field> retryTemplate = retryTemplateOf(type);
         if (retryTemplate.isPresent()) {
             Field field = retryTemplate.get();

@@ -1,6 +1,7 @@
 package dev.inference.retry.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.inference.retry.Policy;
@@ -25,6 +26,10 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Scope;
+import org.springframework.context.annotation.ScopedProxyMode;
 import org.springframework.core.retry.RetryTemplate;
 
 /**
@@ -101,6 +106,19 @@ class ChatModelProxyRetryPostProcessorTests {
     }
 
     @Nested
+    class AddsItsAdviceThroughAnInterface {
+
+        @Test
+        void toAnInterfaceProxyOfAModelWhoseCallMethodIsFinal() {
+            Object proxy = new ProxyFactory(new FinalCall()).getProxy();
+
+            assertThat(AopUtils.isJdkDynamicProxy(proxy)).isTrue();
+            assertThat(postProcessor.postProcessAfterInitialization(proxy, "finalCall")).isSameAs(proxy);
+            assertThat(isRetried(proxy)).isTrue();
+        }
+    }
+
+    @Nested
     class LeavesAlone {
 
         @Test
@@ -161,6 +179,42 @@ class ChatModelProxyRetryPostProcessorTests {
         }
 
         @Test
+        void aModelThatRetriesItselfBehindAProxyAlreadyMade() {
+            ProxyFactory factory = new ProxyFactory(new RetriesItself());
+            factory.setProxyTargetClass(true);
+            Object proxy = factory.getProxy();
+
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "mistralAiChatModel"))
+                .withMessageContaining("it retries each exchange itself");
+            assertThat(isRetried(proxy)).isFalse();
+        }
+
+        @Test
+        void aModelWhoseCallMethodIsFinalBehindAClassProxyAlreadyMade() {
+            ProxyFactory factory = new ProxyFactory(new FinalCall());
+            factory.setProxyTargetClass(true);
+            Object proxy = factory.getProxy();
+
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "finalCall"))
+                .withMessageContaining("its method " + FinalCall.class.getName() + ".call(Prompt) is final");
+        }
+
+        @Test
+        void aModelThatRetriesItselfBehindAScopedProxyWhenTheProxyIsFirstObtained() {
+            // A scoped proxy is a factory bean's product, made when first asked for, not at startup.
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
+                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+                .withUserConfiguration(ScopedSelfRetryingModel.class)
+                .run((context) -> assertThatException().isThrownBy(() -> context.getBean("appChatModel"))
+                    .havingRootCause()
+                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .withMessageContaining("'appChatModel'")
+                    .withMessageContaining("it retries each exchange itself"));
+        }
+
+        @Test
         void aFinalModelAtStartupWithTheReport() {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
@@ -173,6 +227,17 @@ class ChatModelProxyRetryPostProcessorTests {
                         .contains(FinalChatModel.class.getName() + " is final");
                     assertThat(report.getAction()).contains("inference.retry.clients.finalChatModel.enabled=false");
                 });
+        }
+    }
+
+    /** An application's model that retries itself, as a bean behind a scoped proxy of its class. */
+    @Configuration(proxyBeanMethods = false)
+    static class ScopedSelfRetryingModel {
+
+        @Bean
+        @Scope(proxyMode = ScopedProxyMode.TARGET_CLASS)
+        RetriesItself appChatModel() {
+            return new RetriesItself();
         }
     }
 
