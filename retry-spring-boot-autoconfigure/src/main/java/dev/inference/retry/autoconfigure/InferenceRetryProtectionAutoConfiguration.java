@@ -64,6 +64,9 @@ public final class InferenceRetryProtectionAutoConfiguration {
     @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
     static class RedisStoreConfiguration {
 
+        private static final String LETTUCE_CONNECTION_FACTORY =
+                "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
+
         @Bean(destroyMethod = "close")
         RedisCooldownStore inferenceRetryCooldownStore(ObjectProvider<RedisConnectionFactory> connectionFactory,
                 InferenceRetryProperties properties, Environment environment) {
@@ -73,7 +76,26 @@ public final class InferenceRetryProtectionAutoConfiguration {
                         "Add org.springframework.boot:spring-boot-starter-data-redis and point spring.data.redis.* at "
                                 + "your Redis, or set " + STORE + "=local to share cool-downs within this instance only.");
             }
+            if (!isLettuce(factory.getClass())) {
+                throw new RetryStoreUnavailableException("redis", "needs Spring Data Redis on Lettuce, Spring Boot's default "
+                        + "client, but the RedisConnectionFactory is a " + factory.getClass().getName() + ": the store "
+                        + "listens for other instances' cool-downs on a subscription that only Lettuce makes without "
+                        + "blocking (on Jedis it would hold the store's one thread forever, and nothing would be shared)",
+                        "Use Lettuce: leave spring.data.redis.client-type unset (or set it to lettuce) with "
+                                + "io.lettuce:lettuce-core on the class path, or set " + STORE
+                                + "=local to share cool-downs within this instance only.");
+            }
             return RedisCooldownStore.builder(factory, namespace(properties, environment)).build();
+        }
+
+        /** Whether the factory is Lettuce's, by name: Lettuce's classes may be absent when it is not. */
+        private static boolean isLettuce(Class<?> factoryClass) {
+            for (Class<?> type = factoryClass; type != null; type = type.getSuperclass()) {
+                if (type.getName().equals(LETTUCE_CONNECTION_FACTORY)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /**

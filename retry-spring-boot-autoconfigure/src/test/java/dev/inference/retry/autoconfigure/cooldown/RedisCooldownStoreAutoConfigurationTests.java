@@ -12,6 +12,7 @@ import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import dev.inference.retry.autoconfigure.RetryStoreUnavailableException;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -53,6 +54,21 @@ class RedisCooldownStoreAutoConfigurationTests {
             RedisCooldownStore store = context.getBean(RedisCooldownStore.class);
             assertThat(store.namespace()).isEqualTo("shop");
             assertThat(context.getBean("openai", RetryClient.class).retrier().cooldownStore()).containsSame(store);
+        });
+    }
+
+    @Test
+    void refusesJedisWhoseSubscriptionWouldHoldItsThreadNamingWhatToChange() {
+        onTheTestServer().withPropertyValues("spring.data.redis.client-type=jedis").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                .isInstanceOfSatisfying(RetryStoreUnavailableException.class, (refused) -> {
+                    assertThat(refused.field()).isEqualTo("inference.retry.cooldown.store");
+                    assertThat(refused.rule()).contains("needs Spring Data Redis on Lettuce")
+                        .contains("org.springframework.data.redis.connection.jedis.JedisConnectionFactory");
+                    assertThat(refused.action()).contains("spring.data.redis.client-type")
+                        .contains("inference.retry.cooldown.store=local");
+                });
         });
     }
 
