@@ -57,15 +57,19 @@ final class ChatModelRetryPostProcessor<M> implements BeanPostProcessor, Ordered
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (!this.modelType.isInstance(bean) || ScopedProxyUtils.isScopedTarget(beanName)) {
+        if (!this.modelType.isInstance(bean)) {
             return bean;
         }
+        // The target of a scoped proxy is the model the proxy's bean calls: rebuilt under the proxy's name,
+        // with its retrier, since nothing above it can retry a model retried beneath the bean.
+        String name = ScopedProxyUtils.isScopedTarget(beanName) ? ScopedProxyUtils.getOriginalBeanName(beanName)
+                : beanName;
         M model = this.modelType.cast(bean);
-        Optional<Retrier> retrier = this.retriers.getObject().retrierFor(beanName);
-        if (retrier.isEmpty() || this.isRetried.test(model, beanName)) {
+        Optional<Retrier> retrier = this.retriers.getObject().retrierFor(name);
+        if (retrier.isEmpty() || this.isRetried.test(model, name)) {
             return bean;
         }
-        return this.rebuild.rebuild(model, beanName, retrier.get(), this.timer.getObject());
+        return this.rebuild.rebuild(model, name, retrier.get(), this.timer.getObject());
     }
 
     @Override

@@ -1,5 +1,9 @@
 package dev.inference.retry.springai;
 
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.config.BeanDefinitionHolder;
+import org.springframework.aop.scope.ScopedProxyUtils;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
@@ -139,6 +143,25 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
                 assertRetried(model(context), false);
                 assertThat(asked).containsExactly(beanName());
             });
+        }
+
+        @Test
+        void theTargetOfAScopedProxyUnderTheProxysName() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withInitializer((context) -> {
+                    BeanDefinitionRegistry registry = (BeanDefinitionRegistry) context;
+                    RootBeanDefinition model = new RootBeanDefinition(modelClass(),
+                            ChatModelRebuildContract.this::builtByTheApplication);
+                    BeanDefinitionHolder proxy = ScopedProxyUtils.createScopedProxy(
+                            new BeanDefinitionHolder(model, beanName()), registry, false);
+                    registry.registerBeanDefinition(proxy.getBeanName(), proxy.getBeanDefinition());
+                })
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(beanName())).isInstanceOf(ChatModel.class);
+                    assertRetried(context.getBean(ScopedProxyUtils.getTargetBeanName(beanName()), modelClass()), true);
+                    assertThat(asked).contains(beanName()).doesNotContain(ScopedProxyUtils.getTargetBeanName(beanName()));
+                });
         }
 
         @Test
