@@ -38,6 +38,12 @@ final class AnthropicFailures {
     /** Events that come before a stream's content and say nothing of its outcome. */
     private static final Set<String> PREAMBLE = Set.of("message_start", "ping");
 
+    /** The event that opens a content block: preamble while the block it opens is still empty. */
+    private static final String CONTENT_BLOCK_START = "content_block_start";
+
+    /** The blocks that open empty and fill through deltas, each holding its content under its type's name. */
+    private static final Set<String> EMPTY_BLOCKS = Set.of("text", "thinking");
+
     private AnthropicFailures() {
     }
 
@@ -75,13 +81,34 @@ final class AnthropicFailures {
 
     /**
      * Tells whether a stream event comes before the content and says nothing of the outcome:
-     * {@code message_start} (the message's id and model, with no content yet) and {@code ping}.
+     * {@code message_start} (the message's id and model, with no content yet), {@code ping}, and a
+     * {@code content_block_start} that opens a text or thinking block with nothing in it yet, as
+     * Anthropic opens every such block ({@code "content_block":{"type":"text","text":""}}). A block that
+     * starts with content, or a tool use (the model's decision to call a tool), is content.
      *
      * @param event the event
      * @return {@code true} for such an event
      */
     static boolean isPreamble(FirstSseEvent.Event event) {
-        return event.name() != null && PREAMBLE.contains(event.name());
+        if (event.name() != null && PREAMBLE.contains(event.name())) {
+            return true;
+        }
+        return CONTENT_BLOCK_START.equals(event.name()) && opensAnEmptyBlock(event.data());
+    }
+
+    /** Whether a {@code content_block_start}'s block is a text or thinking block with no content yet. */
+    private static boolean opensAnEmptyBlock(String data) {
+        JsonNode start = readTree(data);
+        JsonNode block = (start != null) ? start.get("content_block") : null;
+        if (block == null) {
+            return false;
+        }
+        JsonNode type = block.get("type");
+        if (type == null || !type.isTextual() || !EMPTY_BLOCKS.contains(type.asText())) {
+            return false;
+        }
+        JsonNode content = block.get(type.asText());
+        return content != null && content.isTextual() && content.asText().isEmpty();
     }
 
     /**

@@ -121,6 +121,18 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
         }
 
         @Test
+        void retriesAnOverloadedErrorSentAfterTheFirstBlockOpenedButBeforeAnyContent() {
+            provider.script(eventStream(AnthropicWire.start() + AnthropicWire.emptyTextBlockStart() + AnthropicWire.ping()
+                    + AnthropicWire.errorEvent("overloaded_error", "Overloaded")), stream("Hel", "lo"));
+            run((context) -> {
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+
+                assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
         void passesAPermanentErrorSentAfterTheMessageStartedThroughAsTheSdkThrowsIt() {
             String body = AnthropicWire.error("invalid_request_error", "Bad");
             provider.always(eventStream(AnthropicWire.start() + AnthropicWire.event("error", body)));

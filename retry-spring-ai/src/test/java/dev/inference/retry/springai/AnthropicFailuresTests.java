@@ -142,6 +142,20 @@ class AnthropicFailuresTests {
         void isTheMessageStartAndPings(String name, boolean preamble) {
             assertThat(AnthropicFailures.isPreamble(new FirstSseEvent.Event(name, "{}"))).isEqualTo(preamble);
         }
+
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', textBlock = """
+                {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}                      | true
+                {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}              | true
+                {"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hel"}}                   | false
+                {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}} | false
+                {"type":"content_block_start","index":0}                                                                | false
+                not json                                                                                                | false
+                """)
+        void isAContentBlockStartWhoseBlockIsStillEmpty(String data, boolean preamble) {
+            assertThat(AnthropicFailures.isPreamble(new FirstSseEvent.Event("content_block_start", data)))
+                .isEqualTo(preamble);
+        }
     }
 
     private static FirstSseEvent.Event errorEvent(String data) {

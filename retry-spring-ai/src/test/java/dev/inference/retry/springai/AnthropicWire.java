@@ -27,9 +27,7 @@ final class AnthropicWire {
      */
     static String stream(List<String> texts) {
         String deltas = texts.stream().map(AnthropicWire::delta).collect(Collectors.joining());
-        return start() + event("content_block_start",
-                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}")
-                + ping() + deltas
+        return start() + emptyTextBlockStart() + ping() + deltas
                 + event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
                 + event("message_delta", """
                         {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},\
@@ -42,6 +40,12 @@ final class AnthropicWire {
                 {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",\
                 "model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,\
                 "usage":{"input_tokens":3,"output_tokens":1}}}""");
+    }
+
+    /** The start of a text block, which Anthropic opens empty and fills through deltas. */
+    static String emptyTextBlockStart() {
+        return event("content_block_start",
+                "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
     }
 
     static String ping() {
