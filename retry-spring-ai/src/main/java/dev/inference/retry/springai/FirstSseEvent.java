@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * the stream can be handed on whole.
  *
  * <p>Events are recognised as the HTML standard's event-stream interpretation (and the provider SDKs'
- * parsers) recognise them: lines end with {@code \n} (a {@code \r} before it is dropped), a blank line
+ * parsers) recognise them: lines end with {@code \r\n}, {@code \n} or {@code \r}, a blank line
  * dispatches the event if it has at least one {@code data} line, lines starting with {@code :} are
  * comments. Events that a caller calls preamble (such as Anthropic's {@code message_start}, which says
  * nothing of the outcome) are read past. Reading stops at the first other event, at the end of the
@@ -123,17 +123,22 @@ final class FirstSseEvent {
 
         private @Nullable String name;
 
+        /** Whether the last byte was a {@code \r}, which ended a line: a {@code \n} right after it ends none. */
+        private boolean afterCarriageReturn;
+
         /** Feeds one byte; returns the event that a blank line dispatches. */
         @Nullable Event feed(byte next) {
-            if (next != '\n') {
+            boolean secondOfCrLf = next == '\n' && this.afterCarriageReturn;
+            this.afterCarriageReturn = next == '\r';
+            if (secondOfCrLf) {
+                return null;
+            }
+            if (next != '\n' && next != '\r') {
                 this.line.write(next);
                 return null;
             }
             String text = this.line.toString(StandardCharsets.UTF_8);
             this.line.reset();
-            if (text.endsWith("\r")) {
-                text = text.substring(0, text.length() - 1);
-            }
             if (!text.isEmpty()) {
                 field(text);
                 return null;

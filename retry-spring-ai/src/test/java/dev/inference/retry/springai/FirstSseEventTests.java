@@ -22,6 +22,8 @@ class FirstSseEventTests {
         @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
                 one data line                  | "data: a\\n\\n"                              | a
                 carriage returns               | "data: a\\r\\n\\r\\n"                        | a
+                bare carriage returns          | "data: a\\r\\r"                            | a
+                line endings mixed             | "event: x\\rdata: a\\r\\ndata: b\\n\\r"      | "a\\nb"
                 no space after the colon       | "data:a\\n\\n"                               | a
                 only the first space dropped   | "data:  a\\n\\n"                             | " a"
                 a comment first                | ": keep-alive\\n\\ndata: a\\n\\n"            | a
