@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
  * <li>A sum includes every increment that happens-before it (one of a thread since joined, or one
  * published through a latch, a lock or a volatile write), possibly some more. Sums are taken one at a
  * time and each of their parts only grows, so a sum is never less than an earlier one.</li>
- * <li>Memory stays bounded: at most {@value #MAX_CELLS} cells, about as many as the platform threads
- * that count at once, each holding its last owner (an ended {@code Thread} until a new thread takes the
- * cell or a doubling drops it). An increment allocates nothing.</li>
+ * <li>Memory stays bounded: at most {@value #MAX_CELLS} cells (about 150 KB with their padding), each
+ * holding its last owner (an ended {@code Thread} until a new thread takes the cell or a doubling drops
+ * it). Few live threads can still need the most cells: two live owners whose ids are equal modulo
+ * {@value #MAX_CELLS} double the cells all the way, and churning thread ids makes that likely over a long
+ * run. An increment allocates nothing.</li>
  * </ul>
  * The slow paths (taking a cell, doubling, a sum) hold a lock; the increment of a thread that owns its
  * cell never does, nor that of a thread left to the shared adder because the cells are at their most. Thread ids come from {@link Thread#getId()}, which the JDK gives out in sequence, so
@@ -178,6 +180,7 @@ final class PerThreadCounter implements Tally {
     /** Moves each cell of a live thread to its index among twice the cells; the caller holds the lock. */
     private Cell[] doubled(Cell[] cells) {
         Cell[] doubled = new Cell[cells.length * 2];
+        long ended = 0;
         for (Cell cell : cells) {
             Thread owner = cell.owner;
             if (owner != null && owner.isAlive()) {
@@ -185,7 +188,7 @@ final class PerThreadCounter implements Tally {
             }
             else {
                 // Its owner, if any, has ended: nobody writes this cell again.
-                this.dropped += cell.value();
+                ended += cell.value();
             }
         }
         for (int i = 0; i < doubled.length; i++) {
@@ -193,6 +196,9 @@ final class PerThreadCounter implements Tally {
                 doubled[i] = new Cell();
             }
         }
+        // Added only once nothing can fail before the caller publishes the doubled cells: an Error above
+        // (no memory for a cell, say) leaves the dropped cells in the array and out of this total, not in both.
+        this.dropped += ended;
         return doubled;
     }
 
