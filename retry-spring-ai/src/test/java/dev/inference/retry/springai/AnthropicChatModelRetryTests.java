@@ -13,6 +13,9 @@ import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -104,26 +107,23 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
         return signalled;
     }
 
-    /** Anthropic opens every stream with message_start, and pings, before its content begins. */
+    /** What Anthropic may send before a stream's content: the message's start, pings, an empty block's start. */
+    static java.util.stream.Stream<Arguments> preambles() {
+        // Qualified: the contract has a nested class Stream.
+        return java.util.stream.Stream.of(Arguments.of("the message started and a ping", AnthropicWire.start() + AnthropicWire.ping()),
+                Arguments.of("the first block opened, empty, and a ping",
+                        AnthropicWire.start() + AnthropicWire.emptyTextBlockStart() + AnthropicWire.ping()));
+    }
+
+    /** Anthropic opens every stream with message_start, an empty block and pings, before its content begins. */
     @Nested
     class StreamPreamble {
 
-        @Test
-        void retriesAnOverloadedErrorSentAfterTheMessageStartedButBeforeAnyContent() {
-            provider.script(eventStream(AnthropicWire.start() + AnthropicWire.ping()
-                    + AnthropicWire.errorEvent("overloaded_error", "Overloaded")), stream("Hel", "lo"));
-            run((context) -> {
-                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
-
-                assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo");
-                assertThat(provider.requests()).isEqualTo(2);
-            });
-        }
-
-        @Test
-        void retriesAnOverloadedErrorSentAfterTheFirstBlockOpenedButBeforeAnyContent() {
-            provider.script(eventStream(AnthropicWire.start() + AnthropicWire.emptyTextBlockStart() + AnthropicWire.ping()
-                    + AnthropicWire.errorEvent("overloaded_error", "Overloaded")), stream("Hel", "lo"));
+        @ParameterizedTest(name = "after {0}")
+        @MethodSource("dev.inference.retry.springai.AnthropicChatModelRetryTests#preambles")
+        void retriesAnOverloadedErrorSentBeforeAnyContent(String description, String preamble) {
+            provider.script(eventStream(preamble + AnthropicWire.errorEvent("overloaded_error", "Overloaded")),
+                    stream("Hel", "lo"));
             run((context) -> {
                 List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
 
