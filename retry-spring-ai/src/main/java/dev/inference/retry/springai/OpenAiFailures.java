@@ -72,6 +72,51 @@ final class OpenAiFailures {
     }
 
     /**
+     * Tells whether a stream event comes before the content and says nothing of the outcome: a chunk
+     * whose every choice's delta carries no content yet, as OpenAI opens a stream
+     * ({@code "delta":{"role":"assistant","content":""}}): only a role, and an empty or null
+     * {@code content} or {@code refusal}, with no finish reason and no error. A chunk with content, a
+     * tool call, a finish reason or no choices is not.
+     *
+     * @param event the event
+     * @return {@code true} for such an event
+     */
+    static boolean isPreamble(FirstSseEvent.Event event) {
+        JsonNode chunk;
+        try {
+            chunk = ObjectMappers.jsonMapper().readTree(event.data());
+        }
+        catch (Exception notJson) {
+            return false;
+        }
+        JsonNode choices = (chunk != null && chunk.isObject() && !chunk.has("error")) ? chunk.get("choices") : null;
+        if (choices == null || !choices.isArray() || choices.isEmpty()) {
+            return false;
+        }
+        for (JsonNode choice : choices) {
+            JsonNode finish = choice.get("finish_reason");
+            JsonNode delta = choice.get("delta");
+            if ((finish != null && !finish.isNull()) || delta == null || !delta.isObject() || carriesContent(delta)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a delta carries anything but its role and empty text. */
+    private static boolean carriesContent(JsonNode delta) {
+        for (var fields = delta.fields(); fields.hasNext();) {
+            var field = fields.next();
+            JsonNode value = field.getValue();
+            boolean empty = value.isNull() || (value.isTextual() && value.asText().isEmpty());
+            if (!field.getKey().equals("role") && !empty) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Classifies the data of a stream's first event: an {@code error} object there is the provider's
      * in-band failure, sent before any content.
      *

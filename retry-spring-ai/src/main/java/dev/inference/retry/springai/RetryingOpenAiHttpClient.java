@@ -111,6 +111,11 @@ final class RetryingOpenAiHttpClient {
         }
 
         @Override
+        public boolean isPreamble(FirstSseEvent.Event event) {
+            return OpenAiFailures.isPreamble(event);
+        }
+
+        @Override
         public Optional<RuntimeException> inBandException(FirstSseEvent.Event event, HttpResponse response) {
             return OpenAiFailures.inBandFailure(event.data(), response).map(RuntimeException.class::cast);
         }

@@ -7,8 +7,11 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.InternalServerException;
 import com.openai.errors.SseException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
@@ -100,5 +103,22 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
     Throwable unwrapStreamFailure(Throwable signalled) {
         assertThat(signalled).isInstanceOf(CompletionException.class);
         return signalled.getCause();
+    }
+    /** OpenAI opens a stream with a chunk that says the role and carries no content yet. */
+    @Nested
+    class StreamPreamble {
+
+        @Test
+        void retriesATransientErrorSentAfterTheRoleButBeforeAnyContent() {
+            provider.script(eventStream(OpenAiWire.event(OpenAiWire.chunk(""))
+                    + OpenAiWire.event(OpenAiWire.error("server_error", "Overloaded")) + OpenAiWire.event("[DONE]")),
+                    stream("Hello"));
+            run((context) -> {
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+
+                assertThat(String.join("", chunks)).isEqualTo("Hello");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
     }
 }

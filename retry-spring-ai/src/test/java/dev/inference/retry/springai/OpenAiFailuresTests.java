@@ -126,6 +126,25 @@ class OpenAiFailuresTests {
         }
     }
 
+    @Nested
+    class Preamble {
+
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+                the role and empty content      | {"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}  | true
+                the role, null content, refusal | {"choices":[{"index":0,"delta":{"role":"assistant","content":null,"refusal":null}}]}      | true
+                content                         | {"choices":[{"index":0,"delta":{"role":"assistant","content":"Hel"},"finish_reason":null}]} | false
+                a tool call                     | {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0}]}}]}         | false
+                a finish reason                 | {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}                                 | false
+                no choices                      | {"choices":[],"usage":{"total_tokens":4}}                                                   | false
+                an error                        | {"error":{"type":"server_error"},"choices":[{"index":0,"delta":{"role":"assistant"}}]}     | false
+                not json                        | [DONE]                                                                                      | false
+                """)
+        void isAChunkThatCarriesNoContentYet(String description, String data, boolean preamble) {
+            assertThat(OpenAiFailures.isPreamble(new FirstSseEvent.Event(null, data))).isEqualTo(preamble);
+        }
+    }
+
     private static ChatCompletionCreateParams params() {
         return ChatCompletionCreateParams.builder().model("gpt-4o-mini").addUserMessage("Hi").build();
     }
