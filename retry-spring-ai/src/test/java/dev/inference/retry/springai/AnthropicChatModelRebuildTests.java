@@ -18,8 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.AnthropicChatOptions;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
-import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -39,11 +37,7 @@ class AnthropicChatModelRebuildTests {
 
     private final RetryTimer timer = new RetryTimer();
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(AnthropicChatAutoConfiguration.class,
-                ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
-        .withPropertyValues("spring.ai.anthropic.base-url=" + UNUSED_PROVIDER, "spring.ai.anthropic.api-key=test",
-                "spring.ai.anthropic.max-retries=0");
+    private final ApplicationContextRunner runner = SpringAiStarters.anthropic(UNUSED_PROVIDER);
 
     @AfterEach
     void closeTimer() {

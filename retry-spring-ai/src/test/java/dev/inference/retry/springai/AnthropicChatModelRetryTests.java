@@ -16,9 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -43,11 +40,7 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
 
     @Override
     ApplicationContextRunner runnerAgainst(int port) {
-        return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(AnthropicChatAutoConfiguration.class,
-                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.anthropic.base-url=http://127.0.0.1:" + port,
-                    "spring.ai.anthropic.api-key=test", "spring.ai.anthropic.max-retries=0");
+        return SpringAiStarters.anthropic("http://127.0.0.1:" + port);
     }
 
     @Override

@@ -26,15 +26,10 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.document.Document;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.retry.NonTransientAiException;
 import org.springframework.ai.retry.TransientAiException;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
@@ -66,15 +61,8 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
     /** Spring AI's shared retries are on, as the unwrapped models get them, with two retries of 10 ms. */
     @Override
     ApplicationContextRunner runnerAgainst(int port) {
-        return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
-                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
-                    SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.ollama.base-url=http://127.0.0.1:" + port,
-                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.ollama.embedding.model="
-                            + OllamaWire.MODEL,
-                    "spring.ai.ollama.init.pull-model-strategy=never", "spring.ai.retry.max-attempts=2",
+        return SpringAiStarters.ollama("http://127.0.0.1:" + port)
+            .withPropertyValues("spring.ai.ollama.init.pull-model-strategy=never", "spring.ai.retry.max-attempts=2",
                     "spring.ai.retry.backoff.initial-interval=10ms", "spring.ai.retry.backoff.max-interval=10ms");
     }
 

@@ -8,17 +8,12 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
-import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
 import org.springframework.ai.model.tool.ToolCallingManager;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.ollama.api.OllamaApi;
 import org.springframework.ai.ollama.api.OllamaChatOptions;
 import org.springframework.ai.ollama.management.ModelManagementOptions;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.test.util.ReflectionTestUtils;
@@ -58,13 +53,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
     /** With Spring AI's shared retries, and the embedding model, which is left alone. */
     @Override
     ApplicationContextRunner runnerAgainst(String root) {
-        return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
-                    OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
-                    org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,
-                    SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.ollama.base-url=" + root, "spring.ai.ollama.chat.model=" + OllamaWire.MODEL,
-                    "spring.ai.ollama.embedding.model=" + OllamaWire.MODEL);
+        return SpringAiStarters.ollama(root);
     }
 
     @Override

@@ -13,9 +13,6 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -40,11 +37,7 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
 
     @Override
     ApplicationContextRunner runnerAgainst(int port) {
-        return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
-                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.openai.base-url=http://127.0.0.1:" + port + "/v1",
-                    "spring.ai.openai.api-key=test", "spring.ai.openai.chat.max-retries=0");
+        return SpringAiStarters.openAi("http://127.0.0.1:" + port);
     }
 
     @Override

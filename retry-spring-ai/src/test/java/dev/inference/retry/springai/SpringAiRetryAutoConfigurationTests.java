@@ -9,11 +9,8 @@ import com.openai.client.OpenAIClientAsync;
 import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
-import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -48,11 +45,7 @@ class SpringAiRetryAutoConfigurationTests extends ChatModelRebuildContract<OpenA
 
     @Override
     ApplicationContextRunner runnerAgainst(String root) {
-        return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
-                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
-            .withPropertyValues("spring.ai.openai.base-url=" + root + "/v1", "spring.ai.openai.api-key=test",
-                    "spring.ai.openai.chat.max-retries=0");
+        return SpringAiStarters.openAi(root);
     }
 
     @Override
