@@ -1,10 +1,12 @@
 /**
- * Retry for Spring AI chat models: every chat model bean whose name a {@link
- * dev.inference.retry.springai.ChatModelRetriers} gives a {@link dev.inference.retry.Retrier} keeps its
- * class and has each of its provider HTTP exchanges retried beneath it, with the model client's own
- * retries off. Any other chat model, such as an application's own, is retried above its exchange by a
- * proxy of its class, whose {@link dev.inference.retry.springai.ChatModelFailureTranslator}s say what its
- * client's exceptions mean. Loaded only when Spring AI is on the class path.
+ * Retry for Spring AI chat models, the public part: {@link dev.inference.retry.springai.ChatModelRetriers}
+ * (which beans are retried, and with what), the
+ * {@link dev.inference.retry.springai.ChatModelFailureTranslator} SPI for chat models the starter does not
+ * know, and the exceptions that fail startup. The sub-packages are internal and carry no compatibility
+ * promise: {@code exchange} (the provider-neutral engine), {@code support} (what a provider integration
+ * is built from), one package per provider ({@code openai}, {@code anthropic}, {@code ollama}),
+ * {@code proxy} (every other chat model) and {@code autoconfigure} (the wiring). Loaded only when Spring
+ * AI is on the class path.
  */
 @NullMarked
 package dev.inference.retry.springai;

@@ -29,74 +29,74 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(AnthropicWire.PATH);
 
     @Override
-    ScriptedProvider provider() {
+    protected ScriptedProvider provider() {
         return provider;
     }
 
     @Override
-    String beanName() {
+    protected String beanName() {
         return "anthropicChatModel";
     }
 
     @Override
-    ApplicationContextRunner runnerAgainst(int port) {
+    protected ApplicationContextRunner runnerAgainst(int port) {
         return SpringAiStarters.anthropic("http://127.0.0.1:" + port);
     }
 
     @Override
-    ResponseDefinitionBuilder completion(String content) {
+    protected ResponseDefinitionBuilder completion(String content) {
         return aResponse().withHeader("Content-Type", "application/json").withBody(AnthropicWire.message(content));
     }
 
     @Override
-    ResponseDefinitionBuilder stream(String... contents) {
+    protected ResponseDefinitionBuilder stream(String... contents) {
         return aResponse().withHeader("Content-Type", "text/event-stream")
             .withBody(AnthropicWire.stream(List.of(contents)));
     }
 
     @Override
-    String errorBody(String type, String message) {
+    protected String errorBody(String type, String message) {
         return AnthropicWire.error(type, message);
     }
 
     @Override
-    String serverErrorType() {
+    protected String serverErrorType() {
         return "overloaded_error";
     }
 
     @Override
-    String streamWithErrorFirst(String type, String message) {
+    protected String streamWithErrorFirst(String type, String message) {
         return AnthropicWire.errorEvent(type, message);
     }
 
     @Override
-    String firstChunkOfContent(String content) {
+    protected String firstChunkOfContent(String content) {
         return AnthropicWire.start() + AnthropicWire.delta(content);
     }
 
     @Override
-    Class<? extends RuntimeException> serverErrorException() {
+    protected Class<? extends RuntimeException> serverErrorException() {
         return InternalServerException.class;
     }
 
     @Override
-    Class<? extends RuntimeException> badRequestException() {
+    protected Class<? extends RuntimeException> badRequestException() {
         return BadRequestException.class;
     }
 
     @Override
-    Class<? extends RuntimeException> inBandErrorException() {
+    protected Class<? extends RuntimeException> inBandErrorException() {
         return SseException.class;
     }
 
     /** The SDK says the status and the whole error body. */
     @Override
-    String thrownMessage(int status, String errorBody) {
+    protected String thrownMessage(int status, String errorBody) {
         return status + ": " + errorBody;
     }
 
     @Override
-    Throwable unwrapStreamFailure(Throwable signalled) {
+    protected Throwable unwrapStreamFailure(Throwable signalled) {
         return signalled;
     }
 

@@ -7,14 +7,14 @@ import java.util.stream.Collectors;
  * Bodies in Anthropic's wire format for {@code POST /v1/messages}: a message, a stream of message
  * events as server-sent events (each named in its {@code event} field), and error bodies.
  */
-final class AnthropicWire {
+public final class AnthropicWire {
 
-    static final String PATH = "/v1/messages";
+    public static final String PATH = "/v1/messages";
 
     private AnthropicWire() {
     }
 
-    static String message(String text) {
+    public static String message(String text) {
         return """
                 {"id":"msg_1","type":"message","role":"assistant","model":"claude-test",\
                 "content":[{"type":"text","text":"%s"}],"stop_reason":"end_turn","stop_sequence":null,\
@@ -25,7 +25,7 @@ final class AnthropicWire {
      * A stream of one text block with one delta per piece of text, as Anthropic sends it: a message
      * start, the block's start, a ping, the deltas, the block's stop, the message's delta and stop.
      */
-    static String stream(List<String> texts) {
+    public static String stream(List<String> texts) {
         String deltas = texts.stream().map(AnthropicWire::delta).collect(Collectors.joining());
         return start() + emptyTextBlockStart() + ping() + deltas
                 + event("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}")
@@ -35,7 +35,7 @@ final class AnthropicWire {
                 + event("message_stop", "{\"type\":\"message_stop\"}");
     }
 
-    static String start() {
+    public static String start() {
         return event("message_start", """
                 {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",\
                 "model":"claude-test","content":[],"stop_reason":null,"stop_sequence":null,\
@@ -43,31 +43,31 @@ final class AnthropicWire {
     }
 
     /** The start of a text block, which Anthropic opens empty and fills through deltas. */
-    static String emptyTextBlockStart() {
+    public static String emptyTextBlockStart() {
         return event("content_block_start",
                 "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
     }
 
-    static String ping() {
+    public static String ping() {
         return event("ping", "{\"type\": \"ping\"}");
     }
 
-    static String delta(String text) {
+    public static String delta(String text) {
         return event("content_block_delta", """
                 {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"%s"}}""".formatted(text));
     }
 
-    static String event(String name, String data) {
+    public static String event(String name, String data) {
         return "event: " + name + "\ndata: " + data + "\n\n";
     }
 
-    static String error(String type, String message) {
+    public static String error(String type, String message) {
         return """
                 {"type":"error","error":{"type":"%s","message":"%s"}}""".formatted(type, message);
     }
 
     /** The event that reports an error in a stream. */
-    static String errorEvent(String type, String message) {
+    public static String errorEvent(String type, String message) {
         return event("error", error(type, message));
     }
 }

@@ -12,6 +12,8 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;

@@ -8,18 +8,18 @@ import java.util.function.BooleanSupplier;
  * Waits in tests for a condition that another thread makes true, by polling it with a deadline rather
  * than sleeping for a guessed time; or watches that a condition stays true for a while.
  */
-final class Await {
+public final class Await {
 
     private Await() {
     }
 
     /** Polls until the condition holds, for at most ten seconds. */
-    static void awaitTrue(BooleanSupplier condition) {
+    public static void awaitTrue(BooleanSupplier condition) {
         awaitTrue(condition, Duration.ofSeconds(10));
     }
 
     /** Polls until the condition holds, failing the test once the timeout has passed without it. */
-    static void awaitTrue(BooleanSupplier condition, Duration timeout) {
+    public static void awaitTrue(BooleanSupplier condition, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -30,7 +30,7 @@ final class Await {
     }
 
     /** Polls the condition for the whole period, failing the test the first time it does not hold. */
-    static void assertHolds(BooleanSupplier condition, Duration period) {
+    public static void assertHolds(BooleanSupplier condition, Duration period) {
         long end = System.nanoTime() + period.toNanos();
         do {
             if (!condition.getAsBoolean()) {

@@ -13,6 +13,7 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

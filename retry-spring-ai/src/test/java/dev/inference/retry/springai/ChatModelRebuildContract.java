@@ -1,9 +1,5 @@
 package dev.inference.retry.springai;
 
-import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.beans.factory.config.BeanDefinitionHolder;
-import org.springframework.aop.scope.ScopedProxyUtils;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
@@ -13,6 +9,8 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
+import dev.inference.retry.springai.exchange.RetryTimer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -27,6 +25,10 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.beans.factory.config.BeanDefinitionHolder;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -42,49 +44,49 @@ import org.springframework.test.util.ReflectionTestUtils;
  *
  * @param <M> the provider's chat model class
  */
-abstract class ChatModelRebuildContract<M extends ChatModel> {
+public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
     /** The root of an address where no provider listens. */
-    static final String UNUSED_PROVIDER = "http://127.0.0.1:9";
+    public static final String UNUSED_PROVIDER = "http://127.0.0.1:9";
 
     private final List<String> asked = new CopyOnWriteArrayList<>();
 
     /** Returns the name of the model's bean. */
-    abstract String beanName();
+    protected abstract String beanName();
 
     /** Returns the provider's chat model class. */
-    abstract Class<M> modelClass();
+    protected abstract Class<M> modelClass();
 
     /** Returns the class of the model's bean once the model is rebuilt. */
-    abstract Class<? extends M> rebuiltClass();
+    protected abstract Class<? extends M> rebuiltClass();
 
     /** Returns the name of the post-processor that rebuilds the provider's model. */
-    abstract String postProcessor();
+    protected abstract String postProcessor();
 
     /**
      * Returns a runner with the provider's auto-configurations, its model pointed at a provider at this
      * root ({@code http://host:port} and a path prefix, if any) and its own client's retries left as
      * the retried model needs them.
      */
-    abstract ApplicationContextRunner runnerAgainst(String root);
+    protected abstract ApplicationContextRunner runnerAgainst(String root);
 
     /** Returns the property of one of the model's default options, as the application sets it. */
-    abstract String optionProperty(String option);
+    protected abstract String optionProperty(String option);
 
     /** Returns a model the application built itself, pointed at {@link #UNUSED_PROVIDER}. */
-    abstract M builtByTheApplication();
+    protected abstract M builtByTheApplication();
 
     /** Returns whether this model is rebuilt on retried clients. */
-    abstract boolean isRetried(M model);
+    protected abstract boolean isRetried(M model);
 
     /** Returns the path below the provider's root of the model's chat requests. */
-    abstract String chatPath();
+    protected abstract String chatPath();
 
     /** Returns a successful answer to a call. */
-    abstract ResponseDefinitionBuilder completion(String content);
+    protected abstract ResponseDefinitionBuilder completion(String content);
 
     @Nested
-    class BacksOff {
+    public class BacksOff {
 
         @Test
         void withoutSpringAi() {
@@ -124,7 +126,7 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     @Nested
-    class Retries {
+    public class Retries {
 
         @Test
         void aModelWhoseBeanHasARetrierAndStaysAnInstanceOfItsClass() {
@@ -176,7 +178,7 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     @Nested
-    class Keeps {
+    public class Keeps {
 
         @Test
         void theModelsOptions() {
@@ -231,12 +233,12 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     /** Returns a runner with the provider's auto-configurations, its model pointed at no provider. */
-    ApplicationContextRunner runner() {
+    public ApplicationContextRunner runner() {
         return runnerAgainst(UNUSED_PROVIDER);
     }
 
     /** Returns the retriers of the application: one for every bean, or none; each bean asked for is noted. */
-    ChatModelRetriers retriers(boolean retried) {
+    public ChatModelRetriers retriers(boolean retried) {
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
             .name(beanName())
             .build();
@@ -247,23 +249,23 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     /** Checks that the auto-configuration, with retriers for every bean, backs off without this class. */
-    void assertBacksOffWithout(Class<?> missing) {
+    public void assertBacksOffWithout(Class<?> missing) {
         new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
             .withClassLoader(new FilteredClassLoader(missing))
             .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(postProcessor()));
     }
 
-    void assertRetried(M model, boolean retried) {
+    public void assertRetried(M model, boolean retried) {
         assertThat(isRetried(model)).isEqualTo(retried);
     }
 
-    M model(ApplicationContext context) {
+    public M model(ApplicationContext context) {
         return context.getBean(modelClass());
     }
 
     /** Runs a test against a provider that answers every chat under the path prefix with "Hello". */
-    void withProvider(String prefix, Consumer<WireMockServer> test) {
+    public void withProvider(String prefix, Consumer<WireMockServer> test) {
         WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
         provider.start();
         try {
@@ -276,7 +278,7 @@ abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     /** A convention whose name shows that the model kept it. */
-    static final class NamedConvention implements ChatModelObservationConvention {
+    public static final class NamedConvention implements ChatModelObservationConvention {
 
         @Override
         public String getName() {

@@ -32,57 +32,57 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
  * exceptions look like; {@link SseChatModelRetryContract} adds what the models that stream server-sent
  * events do with their streams.
  */
-abstract class ChatModelRetryContract {
+public abstract class ChatModelRetryContract {
 
     /** How soon a cancelled or interrupted wait must end; the margin absorbs a busy two-core machine. */
-    static final Duration PROMPT = Duration.ofMillis(100);
+    public static final Duration PROMPT = Duration.ofMillis(100);
 
-    static final Duration MARGIN = Duration.ofMillis(400);
+    public static final Duration MARGIN = Duration.ofMillis(400);
 
-    static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
+    public static final Duration FIVE_MINUTES = Duration.ofMinutes(5);
 
     private RecordingRetryEvents events;
 
     /** Returns the provider, which the subclass registers as a static extension. */
-    abstract ScriptedProvider provider();
+    protected abstract ScriptedProvider provider();
 
     /** Returns the name of the model's bean. */
-    abstract String beanName();
+    protected abstract String beanName();
 
     /** Returns a runner with the provider's auto-configurations, its model pointed at this port. */
-    abstract ApplicationContextRunner runnerAgainst(int port);
+    protected abstract ApplicationContextRunner runnerAgainst(int port);
 
     /** Returns a successful answer to a call. */
-    abstract ResponseDefinitionBuilder completion(String content);
+    protected abstract ResponseDefinitionBuilder completion(String content);
 
     /** Returns the provider's error body, with the error's type where the provider's errors have one. */
-    abstract String errorBody(String type, String message);
+    protected abstract String errorBody(String type, String message);
 
     /** Returns the provider's error type for a transient server failure. */
-    abstract String serverErrorType();
+    protected abstract String serverErrorType();
 
     /** Returns the exception the model throws for a 5xx status. */
-    abstract Class<? extends RuntimeException> serverErrorException();
+    protected abstract Class<? extends RuntimeException> serverErrorException();
 
     /** Returns the exception the model throws for a 400 status. */
-    abstract Class<? extends RuntimeException> badRequestException();
+    protected abstract Class<? extends RuntimeException> badRequestException();
 
     /** Returns the message of the model's exception for this status and error body. */
-    abstract String thrownMessage(int status, String errorBody);
+    protected abstract String thrownMessage(int status, String errorBody);
 
     /** Returns the provider's answer with this error status, its body the provider's error body. */
-    ResponseDefinitionBuilder error(int status, String type, String message) {
+    public ResponseDefinitionBuilder error(int status, String type, String message) {
         return aResponse().withStatus(status).withBody(errorBody(type, message));
     }
 
     @BeforeEach
-    void resetProvider() {
+    public void resetProvider() {
         provider().resetAll();
         this.events = new RecordingRetryEvents();
     }
 
     @Nested
-    class Call {
+    public class Call {
 
         @Test
         void retriesRateLimitsAfterTheWaitTheProviderAskedFor() {
@@ -169,22 +169,22 @@ abstract class ChatModelRetryContract {
     }
 
     /** Returns what the retrier of the model's bean reported in this test. */
-    RecordingRetryEvents events() {
+    public RecordingRetryEvents events() {
         return this.events;
     }
 
     /** Runs a test against the provider, with the model's bean retried with three attempts. */
-    void run(ContextConsumer<AssertableApplicationContext> test) {
+    public void run(ContextConsumer<AssertableApplicationContext> test) {
         runAgainst(provider().port(), test);
     }
 
     /** Runs a test against a provider on this port, with the model's bean retried with three attempts. */
-    void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
+    public void runAgainst(int port, ContextConsumer<AssertableApplicationContext> test) {
         runRetried(runnerAgainst(port), test);
     }
 
     /** Runs a test in a context this runner started, with the model's bean retried with three attempts. */
-    void runRetried(ApplicationContextRunner runner, ContextConsumer<AssertableApplicationContext> test) {
+    public void runRetried(ApplicationContextRunner runner, ContextConsumer<AssertableApplicationContext> test) {
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
             .name(beanName())
             .listener(this.events)
@@ -203,15 +203,15 @@ abstract class ChatModelRetryContract {
         return context.getBean(beanName(), ChatModel.class);
     }
 
-    ResponseDefinitionBuilder rateLimited(String retryAfter) {
+    public ResponseDefinitionBuilder rateLimited(String retryAfter) {
         return error(429, "rate_limit_error", "Rate limit reached").withHeader("Retry-After", retryAfter);
     }
 
-    ResponseDefinitionBuilder serverError() {
+    public ResponseDefinitionBuilder serverError() {
         return error(503, serverErrorType(), "Try later");
     }
 
-    ResponseDefinitionBuilder badRequest() {
+    public ResponseDefinitionBuilder badRequest() {
         return error(400, "invalid_request_error", "Bad");
     }
 }

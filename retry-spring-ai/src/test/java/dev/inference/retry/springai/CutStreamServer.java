@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the connection. WireMock cannot cut a response after content has begun, so this test server does it
  * with a plain socket.
  */
-final class CutStreamServer implements AutoCloseable {
+public final class CutStreamServer implements AutoCloseable {
 
     private final ServerSocket socket;
 
@@ -30,11 +30,11 @@ final class CutStreamServer implements AutoCloseable {
 
     private final Thread acceptor;
 
-    CutStreamServer(String firstEvent) throws IOException {
+    public CutStreamServer(String firstEvent) throws IOException {
         this(firstEvent, "text/event-stream");
     }
 
-    CutStreamServer(String firstEvent, String contentType) throws IOException {
+    public CutStreamServer(String firstEvent, String contentType) throws IOException {
         this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.firstEvent = firstEvent;
         this.contentType = contentType;
@@ -43,11 +43,11 @@ final class CutStreamServer implements AutoCloseable {
         this.acceptor.start();
     }
 
-    int port() {
+    public int port() {
         return this.socket.getLocalPort();
     }
 
-    int requests() {
+    public int requests() {
         return this.requests.get();
     }
 

@@ -10,13 +10,13 @@ import java.util.stream.StreamSupport;
  * Reads counts from meters whatever their class: {@code inference.retry.attempts} is a
  * {@code FunctionCounter} in most registries and a {@code Counter} in a composite one.
  */
-final class MeterCounts {
+public final class MeterCounts {
 
     private MeterCounts() {
     }
 
     /** Returns the sum of the counts of the meters found, 0 when there is none. */
-    static double count(Search search) {
+    public static double count(Search search) {
         return search.meters().stream()
             .map(Meter::measure)
             .flatMap((measurements) -> StreamSupport.stream(measurements.spliterator(), false))

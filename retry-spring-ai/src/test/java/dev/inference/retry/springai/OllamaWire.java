@@ -11,20 +11,20 @@ import java.util.stream.Collectors;
  * request asks for a stream, with newline-delimited JSON objects ({@code "done":false} for each piece of
  * content, then a last one with {@code "done":true}); {@code POST /api/embed}; and error bodies.
  */
-final class OllamaWire {
+public final class OllamaWire {
 
-    static final String CHAT = "/api/chat";
+    public static final String CHAT = "/api/chat";
 
-    static final String EMBED = "/api/embed";
+    public static final String EMBED = "/api/embed";
 
-    static final String MODEL = "llama3.2";
+    public static final String MODEL = "llama3.2";
 
-    static final String NDJSON = "application/x-ndjson";
+    public static final String NDJSON = "application/x-ndjson";
 
     private OllamaWire() {
     }
 
-    static ResponseDefinitionBuilder chat(String content) {
+    public static ResponseDefinitionBuilder chat(String content) {
         return aResponse().withHeader("Content-Type", "application/json").withBody("""
                 {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"%s"},\
                 "done_reason":"stop","done":true,"total_duration":1000,"prompt_eval_count":3,"eval_count":1}"""
@@ -32,7 +32,7 @@ final class OllamaWire {
     }
 
     /** A stream of one object per piece of content, then the last object, which says "done". */
-    static ResponseDefinitionBuilder stream(String... contents) {
+    public static ResponseDefinitionBuilder stream(String... contents) {
         String chunks = List.of(contents).stream().map(OllamaWire::chunk).collect(Collectors.joining());
         String done = """
                 {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":""},\
@@ -42,26 +42,26 @@ final class OllamaWire {
     }
 
     /** One line of a stream, its newline included. */
-    static String chunk(String content) {
+    public static String chunk(String content) {
         return """
                 {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"%s"},\
                 "done":false}
                 """.formatted(MODEL, content);
     }
 
-    static ResponseDefinitionBuilder error(int status, String message) {
+    public static ResponseDefinitionBuilder error(int status, String message) {
         return aResponse().withStatus(status)
             .withHeader("Content-Type", "application/json")
             .withBody(errorBody(message));
     }
 
     /** The body of an error: Ollama's errors say only a message. */
-    static String errorBody(String message) {
+    public static String errorBody(String message) {
         return """
                 {"error":"%s"}""".formatted(message);
     }
 
-    static ResponseDefinitionBuilder embeddings() {
+    public static ResponseDefinitionBuilder embeddings() {
         return aResponse().withHeader("Content-Type", "application/json").withBody("""
                 {"model":"%s","embeddings":[[0.1,0.2,0.3]],"total_duration":1000,"load_duration":10,\
                 "prompt_eval_count":1}""".formatted(MODEL));

@@ -26,74 +26,74 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(OpenAiWire.PATH);
 
     @Override
-    ScriptedProvider provider() {
+    protected ScriptedProvider provider() {
         return provider;
     }
 
     @Override
-    String beanName() {
+    protected String beanName() {
         return "openAiChatModel";
     }
 
     @Override
-    ApplicationContextRunner runnerAgainst(int port) {
+    protected ApplicationContextRunner runnerAgainst(int port) {
         return SpringAiStarters.openAi("http://127.0.0.1:" + port);
     }
 
     @Override
-    ResponseDefinitionBuilder completion(String content) {
+    protected ResponseDefinitionBuilder completion(String content) {
         return aResponse().withHeader("Content-Type", "application/json").withBody(OpenAiWire.completion(content));
     }
 
     @Override
-    ResponseDefinitionBuilder stream(String... contents) {
+    protected ResponseDefinitionBuilder stream(String... contents) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(OpenAiWire.stream(List.of(contents)));
     }
 
     @Override
-    String errorBody(String type, String message) {
+    protected String errorBody(String type, String message) {
         return OpenAiWire.error(type, message);
     }
 
     @Override
-    String serverErrorType() {
+    protected String serverErrorType() {
         return "server_error";
     }
 
     @Override
-    String streamWithErrorFirst(String type, String message) {
+    protected String streamWithErrorFirst(String type, String message) {
         return OpenAiWire.event(OpenAiWire.error(type, message)) + OpenAiWire.event("[DONE]");
     }
 
     @Override
-    String firstChunkOfContent(String content) {
+    protected String firstChunkOfContent(String content) {
         return OpenAiWire.event(OpenAiWire.chunk(content));
     }
 
     @Override
-    Class<? extends RuntimeException> serverErrorException() {
+    protected Class<? extends RuntimeException> serverErrorException() {
         return InternalServerException.class;
     }
 
     @Override
-    Class<? extends RuntimeException> badRequestException() {
+    protected Class<? extends RuntimeException> badRequestException() {
         return BadRequestException.class;
     }
 
     @Override
-    Class<? extends RuntimeException> inBandErrorException() {
+    protected Class<? extends RuntimeException> inBandErrorException() {
         return SseException.class;
     }
 
     /** The SDK says the status and the error's message. */
     @Override
-    String thrownMessage(int status, String errorBody) {
+    protected String thrownMessage(int status, String errorBody) {
         return status + ": " + errorBody.replaceAll(".*\"message\":\"([^\"]*)\".*", "$1");
     }
 
     /** The SDK signals every failure of a stream in a CompletionException, its own included. */
     @Override
-    Throwable unwrapStreamFailure(Throwable signalled) {
+    protected Throwable unwrapStreamFailure(Throwable signalled) {
         assertThat(signalled).isInstanceOf(CompletionException.class);
         return signalled.getCause();
     }

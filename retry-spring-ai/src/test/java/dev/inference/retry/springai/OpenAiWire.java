@@ -7,14 +7,14 @@ import java.util.stream.Collectors;
  * Bodies in OpenAI's wire format for {@code POST /v1/chat/completions}: a chat completion, a stream of
  * chat completion chunks as server-sent events ending with {@code data: [DONE]}, and error bodies.
  */
-final class OpenAiWire {
+public final class OpenAiWire {
 
-    static final String PATH = "/v1/chat/completions";
+    public static final String PATH = "/v1/chat/completions";
 
     private OpenAiWire() {
     }
 
-    static String completion(String content) {
+    public static String completion(String content) {
         return """
                 {"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",\
                 "choices":[{"index":0,"message":{"role":"assistant","content":"%s"},"finish_reason":"stop",\
@@ -23,7 +23,7 @@ final class OpenAiWire {
     }
 
     /** A stream of one chunk per piece of content, then a final chunk that says "stop", then [DONE]. */
-    static String stream(List<String> contents) {
+    public static String stream(List<String> contents) {
         String chunks = contents.stream().map(OpenAiWire::chunk).map(OpenAiWire::event).collect(Collectors.joining());
         String stop = """
                 {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",\
@@ -31,18 +31,18 @@ final class OpenAiWire {
         return chunks + event(stop) + event("[DONE]");
     }
 
-    static String chunk(String content) {
+    public static String chunk(String content) {
         return """
                 {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",\
                 "choices":[{"index":0,"delta":{"role":"assistant","content":"%s"},"finish_reason":null}]}"""
             .formatted(content);
     }
 
-    static String event(String data) {
+    public static String event(String data) {
         return "data: " + data + "\n\n";
     }
 
-    static String error(String type, String message) {
+    public static String error(String type, String message) {
         return """
                 {"error":{"message":"%s","type":"%s","param":null,"code":null}}""".formatted(message, type);
     }

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * Records what a retrier tells its listener and its observer, with the {@link System#nanoTime()} of
  * each, so that tests can measure the waits between a retry's scheduling and the next attempt's start.
  */
-final class RecordingRetryEvents implements RetryListener, AttemptObserver {
+public final class RecordingRetryEvents implements RetryListener, AttemptObserver {
 
     private final List<Finished> finished = new CopyOnWriteArrayList<>();
 
@@ -46,24 +46,24 @@ final class RecordingRetryEvents implements RetryListener, AttemptObserver {
         };
     }
 
-    List<Finished> finished() {
+    public List<Finished> finished() {
         return List.copyOf(this.finished);
     }
 
-    List<Scheduled> scheduled() {
+    public List<Scheduled> scheduled() {
         return List.copyOf(this.scheduled);
     }
 
-    List<Started> started() {
+    public List<Started> started() {
         return List.copyOf(this.started);
     }
 
-    List<ExhaustedException> exhausted() {
+    public List<ExhaustedException> exhausted() {
         return List.copyOf(this.exhausted);
     }
 
     /** The waits so far: from each retry's scheduling to the start of the attempt after it. */
-    List<Duration> waits() {
+    public List<Duration> waits() {
         List<Scheduled> retries = scheduled();
         List<Started> attempts = started();
         return retries.stream()
@@ -72,12 +72,12 @@ final class RecordingRetryEvents implements RetryListener, AttemptObserver {
             .toList();
     }
 
-    record Finished(AttemptEvent event, long nanos) {
+    public record Finished(AttemptEvent event, long nanos) {
     }
 
-    record Scheduled(AttemptEvent failed, Duration delay, long nanos) {
+    public record Scheduled(AttemptEvent failed, Duration delay, long nanos) {
     }
 
-    record Started(String client, Operation operation, int attempt, long nanos) {
+    public record Started(String client, Operation operation, int attempt, long nanos) {
     }
 }

@@ -25,7 +25,7 @@ import reactor.core.publisher.Flux;
  * completions endpoint with Spring's {@code RestClient} for {@code call} and {@code WebClient} (server-sent
  * events) for {@code stream}, and letting their exceptions through. It has no retries of its own.
  */
-class RestClientChatModel implements ChatModel {
+public class RestClientChatModel implements ChatModel {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -36,7 +36,7 @@ class RestClientChatModel implements ChatModel {
 
     private final WebClient webClient;
 
-    RestClientChatModel(String baseUrl) {
+    public RestClientChatModel(String baseUrl) {
         this.restClient = RestClient.builder().baseUrl(baseUrl).requestFactory(new JdkClientHttpRequestFactory()).build();
         this.webClient = WebClient.builder().baseUrl(baseUrl).clientConnector(new JdkClientHttpConnector()).build();
     }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * completions unless told otherwise), with the two ways the tests script it: answers in turn, or one
  * answer always. Registered as a static extension, it runs for the whole test class.
  */
-final class ScriptedProvider extends WireMockServer implements BeforeAllCallback, AfterAllCallback {
+public final class ScriptedProvider extends WireMockServer implements BeforeAllCallback, AfterAllCallback {
 
     private final String path;
 
@@ -31,7 +31,7 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
      *
      * @return the provider
      */
-    static ScriptedProvider onLoopback() {
+    public static ScriptedProvider onLoopback() {
         return onLoopback(OpenAiWire.PATH);
     }
 
@@ -41,7 +41,7 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
      * @param path the endpoint's path, which every request is a {@code POST} to
      * @return the provider
      */
-    static ScriptedProvider onLoopback(String path) {
+    public static ScriptedProvider onLoopback(String path) {
         return new ScriptedProvider(path);
     }
 
@@ -61,7 +61,7 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
     }
 
     /** Answers the requests with these responses in turn; the last one answers every request after it. */
-    void script(ResponseDefinitionBuilder... responses) {
+    public void script(ResponseDefinitionBuilder... responses) {
         for (int i = 0; i < responses.length; i++) {
             String state = (i == 0) ? STARTED : "answer " + i;
             stubFor(post(urlEqualTo(this.path)).inScenario("script")
@@ -72,12 +72,12 @@ final class ScriptedProvider extends WireMockServer implements BeforeAllCallback
     }
 
     /** Answers every request with this response. */
-    void always(ResponseDefinitionBuilder response) {
+    public void always(ResponseDefinitionBuilder response) {
         stubFor(post(urlEqualTo(this.path)).willReturn(response));
     }
 
     /** Returns how many requests the endpoint received. */
-    int requests() {
+    public int requests() {
         return countRequestsMatching(postRequestedFor(urlEqualTo(this.path)).build()).getCount();
     }
 }

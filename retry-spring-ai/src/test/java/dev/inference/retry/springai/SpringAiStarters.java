@@ -1,5 +1,6 @@
 package dev.inference.retry.springai;
 
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
@@ -15,7 +16,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * loopback: the one place that says how the tests start each provider's model. Each model's client is
  * set to make one attempt per exchange, as the starter's defaults do in an application.
  */
-final class SpringAiStarters {
+public final class SpringAiStarters {
 
     private SpringAiStarters() {
     }
@@ -27,7 +28,7 @@ final class SpringAiStarters {
      *     {@code root + "/v1"}
      * @return the runner
      */
-    static ApplicationContextRunner openAi(String root) {
+    public static ApplicationContextRunner openAi(String root) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
@@ -41,7 +42,7 @@ final class SpringAiStarters {
      * @param root the provider's root, which the model calls
      * @return the runner
      */
-    static ApplicationContextRunner anthropic(String root) {
+    public static ApplicationContextRunner anthropic(String root) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(AnthropicChatAutoConfiguration.class,
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
@@ -56,7 +57,7 @@ final class SpringAiStarters {
      * @param root the provider's root, which both models call
      * @return the runner
      */
-    static ApplicationContextRunner ollama(String root) {
+    public static ApplicationContextRunner ollama(String root) {
         return new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
                     OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.springai.exchange.RetryTimer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -24,25 +25,25 @@ import reactor.core.Disposable;
  * events, and the retry waits on the {@link RetryTimer}. A subclass per provider says what its events
  * and its SDK's exceptions look like.
  */
-abstract class SseChatModelRetryContract extends ChatModelRetryContract {
+public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
 
     /** Returns a successful stream with one chunk per piece of content. */
-    abstract ResponseDefinitionBuilder stream(String... contents);
+    protected abstract ResponseDefinitionBuilder stream(String... contents);
 
     /** Returns a successful stream whose first event, before any content, is an error of this type. */
-    abstract String streamWithErrorFirst(String type, String message);
+    protected abstract String streamWithErrorFirst(String type, String message);
 
     /** Returns the first event of content of a stream, its text being this. */
-    abstract String firstChunkOfContent(String content);
+    protected abstract String firstChunkOfContent(String content);
 
     /** Returns the exception the provider's SDK throws for an error as a stream's first event. */
-    abstract Class<? extends RuntimeException> inBandErrorException();
+    protected abstract Class<? extends RuntimeException> inBandErrorException();
 
     /** Returns what the model's stream signals for a failure of its exchange, as the SDK wraps it. */
-    abstract Throwable unwrapStreamFailure(Throwable signalled);
+    protected abstract Throwable unwrapStreamFailure(Throwable signalled);
 
     @Nested
-    class Stream {
+    public class Stream {
 
         @Test
         void retriesAStreamThatFailedBeforeItsFirstChunkAndDeliversEveryChunkOnce() {
@@ -140,11 +141,11 @@ abstract class SseChatModelRetryContract extends ChatModelRetryContract {
         }
     }
 
-    StreamingChatModel streaming(AssertableApplicationContext context) {
+    public StreamingChatModel streaming(AssertableApplicationContext context) {
         return context.getBean(beanName(), StreamingChatModel.class);
     }
 
-    static ResponseDefinitionBuilder eventStream(String body) {
+    public static ResponseDefinitionBuilder eventStream(String body) {
         return aResponse().withHeader("Content-Type", "text/event-stream").withBody(body);
     }
 }

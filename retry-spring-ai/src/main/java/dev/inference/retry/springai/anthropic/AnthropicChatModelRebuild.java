@@ -1,0 +1,167 @@
+package dev.inference.retry.springai.anthropic;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.AnthropicClientAsync;
+import com.anthropic.client.AnthropicClientAsyncImpl;
+import com.anthropic.client.AnthropicClientImpl;
+import com.anthropic.core.ClientOptions;
+import com.anthropic.core.http.HttpClient;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.ChatModelClientRetriesException;
+import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.support.PrivateField;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.chat.observation.ChatModelObservationConvention;
+import org.springframework.ai.model.tool.ToolCallingManager;
+
+/**
+ * Rebuilds a {@link AnthropicChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
+ * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
+ * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
+ * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
+ * The asynchronous client is also wrapped by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange.
+ *
+ * <p>Traps: the model and the SDK's clients expose none of this, so it is read by reflection from their
+ * private fields; this is the one class that knows the private shape of {@code AnthropicChatModel} 2.0.1
+ * and of the Anthropic Java SDK 2.52.0. A field not found (another version, or clients that are not the
+ * SDK's own) fails startup with a {@link ChatModelNotRetriableException}. A model whose clients would
+ * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
+ * {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
+ */
+final class AnthropicChatModelRebuild {
+
+    private static final String SUPPORTED = "Spring AI 2.0.1 with the Anthropic Java SDK 2.52.0";
+
+    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(AnthropicChatModel.class,
+            "toolCallingManager", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(AnthropicChatModel.class,
+            "observationRegistry", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(AnthropicChatModel.class,
+            "observationConvention", SUPPORTED);
+
+    private static final PrivateField OPTIONS = new PrivateField(AnthropicClientImpl.class, "clientOptions",
+            SUPPORTED);
+
+    private static final PrivateField ASYNC_OPTIONS = new PrivateField(AnthropicClientAsyncImpl.class,
+            "clientOptions", SUPPORTED);
+
+    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
+            SUPPORTED);
+
+    /** Every private field this class reads. */
+    static final List<PrivateField> FIELDS = List.of(TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
+            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT);
+
+    private AnthropicChatModelRebuild() {
+    }
+
+    /**
+     * Tells whether a model is already one this class built.
+     *
+     * @param model the model
+     * @param beanName its bean name
+     * @return {@code true} if its clients are already retried
+     */
+    static boolean isRetried(AnthropicChatModel model, String beanName) {
+        return CancellableAnthropicStreams.isWrapper(model.getAnthropicClientAsync());
+    }
+
+    /**
+     * Returns the retries that the model's own SDK clients make per exchange: the larger of its
+     * synchronous and asynchronous clients' {@code maxRetries} ({@value AnthropicProvider#CLIENT_RETRIES_PROPERTY} for a
+     * model the auto-configuration built; {@code 0} for a model this class rebuilt).
+     *
+     * @param model the model, as Spring AI or the application built it
+     * @param beanName its bean name, for the exception
+     * @return the retries in effect, {@code 0} when each exchange is one attempt
+     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     */
+    static int clientRetries(AnthropicChatModel model, String beanName) {
+        if (isRetried(model, beanName)) {
+            return 0;
+        }
+        return Clients.of(model, beanName).retries();
+    }
+
+    /**
+     * Rebuilds a model on retried clients.
+     *
+     * @param model the model, which is left unchanged and should no longer be used
+     * @param beanName its bean name, for the exception
+     * @param retrier the decisions about every exchange of the model
+     * @param timer the timer of the asynchronous client's waits
+     * @return a new model of the same class
+     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     */
+    static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
+        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        Clients clients = Clients.of(model, beanName);
+        HttpClient transport = TRANSPORT.read(clients.options(), beanName);
+        HttpClient asyncTransport = TRANSPORT.read(clients.asyncOptions(), beanName);
+        if (clients.retries() > 0) {
+            throw new ChatModelClientRetriesException(beanName, clients.retries(),
+                    AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
+        }
+
+        StreamCalls calls = new StreamCalls();
+        AnthropicClient retried = clients.client().withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, transport, retrier, timer,
+                    clients.options().streamHandlerExecutor(), calls))
+            .maxRetries(0));
+        AnthropicClientAsync retriedAsync = clients.clientAsync().withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, asyncTransport, retrier, timer,
+                    clients.asyncOptions().streamHandlerExecutor(), calls))
+            .maxRetries(0));
+        AnthropicChatModel rebuilt = buildWith(model, retried, CancellableAnthropicStreams.wrap(retriedAsync, calls),
+                toolCallingManager, observationRegistry);
+        rebuilt.setObservationConvention(convention);
+        return rebuilt;
+    }
+
+    @SuppressWarnings("removal")
+    private static AnthropicChatModel buildWith(AnthropicChatModel model, AnthropicClient client,
+            AnthropicClientAsync clientAsync, ToolCallingManager toolCallingManager,
+            ObservationRegistry observationRegistry) {
+        // toolCallingManager(...) is deprecated for removal in 3.0, but a model built with one must keep it.
+        return AnthropicChatModel.builder()
+            .anthropicClient(client)
+            .anthropicClientAsync(clientAsync)
+            .options(model.getOptions())
+            .toolCallingManager(toolCallingManager)
+            .observationRegistry(observationRegistry)
+            .build();
+    }
+
+    /** A model's two SDK clients and their options. */
+    private record Clients(AnthropicClient client, AnthropicClientAsync clientAsync, ClientOptions options,
+            ClientOptions asyncOptions) {
+
+        static Clients of(AnthropicChatModel model, String beanName) {
+            AnthropicClient client = model.getAnthropicClient();
+            AnthropicClientAsync clientAsync = model.getAnthropicClientAsync();
+            if (!(client instanceof AnthropicClientImpl) || !(clientAsync instanceof AnthropicClientAsyncImpl)) {
+                throw new ChatModelNotRetriableException(beanName, "its Anthropic clients ("
+                        + client.getClass().getName() + ", " + clientAsync.getClass().getName()
+                        + ") are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl, whose HTTP client "
+                        + "can be decorated", null);
+            }
+            return new Clients(client, clientAsync, OPTIONS.read(client, beanName), ASYNC_OPTIONS.read(clientAsync,
+                    beanName));
+        }
+
+        /** The retries the clients make per exchange themselves: the larger of the two. */
+        int retries() {
+            return Math.max(this.options.maxRetries(), this.asyncOptions.maxRetries());
+        }
+    }
+}

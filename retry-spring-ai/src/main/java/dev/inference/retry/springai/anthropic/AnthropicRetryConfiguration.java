@@ -1,0 +1,30 @@
+package dev.inference.retry.springai.anthropic;
+
+import com.anthropic.client.AnthropicClientAsyncImpl;
+import com.anthropic.client.AnthropicClientImpl;
+import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.support.ChatModelRetryPostProcessor;
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
+
+/**
+ * Retries every {@link AnthropicChatModel} bean beneath the bean, on the official Anthropic Java SDK;
+ * imported by the auto-configuration (see {@link AnthropicProvider}).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass({ AnthropicChatModel.class, AnthropicClientImpl.class, AnthropicClientAsyncImpl.class })
+@ImportRuntimeHints(AnthropicRetryRuntimeHints.class)
+class AnthropicRetryConfiguration {
+
+    @Bean
+    static ChatModelRetryPostProcessor<AnthropicChatModel> inferenceRetryAnthropicChatModelPostProcessor(
+            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+        return new ChatModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
+                AnthropicChatModelRebuild::rebuild, retriers, timer);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.inference.retry.springai.anthropic;
+
+import com.anthropic.client.AnthropicClientAsync;
+import com.anthropic.core.http.HttpClient;
+import com.anthropic.core.http.HttpResponse;
+import com.anthropic.services.async.MessageServiceAsync;
+import dev.inference.retry.springai.exchange.PeekedResponse;
+import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image needs to rebuild Anthropic chat models on retried clients: the private fields
+ * {@link AnthropicChatModelRebuild} reads, and the JDK proxies this module makes of the SDK's
+ * interfaces (the clients of {@link CancellableAnthropicStreams}, the HTTP client of
+ * {@link RetryingHttpClient}, and a stream response whose first events were read, {@link PeekedResponse}).
+ */
+final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {
+
+    @Override
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+        AnthropicChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        hints.proxies().registerJdkProxy(AnthropicClientAsync.class);
+        hints.proxies().registerJdkProxy(MessageServiceAsync.class);
+        hints.proxies().registerJdkProxy(MessageServiceAsync.WithRawResponse.class);
+        hints.proxies().registerJdkProxy(HttpClient.class);
+        hints.proxies().registerJdkProxy(HttpResponse.class);
+    }
+}

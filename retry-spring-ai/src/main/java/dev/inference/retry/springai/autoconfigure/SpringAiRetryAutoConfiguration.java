@@ -1,0 +1,55 @@
+package dev.inference.retry.springai.autoconfigure;
+
+import dev.inference.retry.springai.ChatModelFailureTranslator;
+import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.proxy.ChatModelProxyRetryPostProcessor;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
+ * retries Spring AI chat models: each model of a {@linkplain SpringAiProviders provider the starter
+ * knows} beneath its bean, in its own HTTP exchange, by the provider's configuration; every other chat
+ * model above its exchange, by a proxy of its class (see {@link ChatModelProxyRetryPostProcessor}).
+ *
+ * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists (the
+ * application's {@code inference.retry.*} settings provide one, see
+ * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
+ * is not {@code false}. A provider's configuration carries its own class conditions: without the
+ * provider's model on the class path, nothing of that provider is loaded.
+ */
+@AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
+@ConditionalOnClass(ChatModel.class)
+@ConditionalOnBooleanProperty(name = "inference.retry.spring-ai.enabled", matchIfMissing = true)
+@ConditionalOnBean(ChatModelRetriers.class)
+@Import(SpringAiProviders.Configurations.class)
+public final class SpringAiRetryAutoConfiguration {
+
+    /** The timer of the waits of every retried model, stopped when the application context closes. */
+    @Bean
+    RetryTimer inferenceRetrySpringAiTimer() {
+        return new RetryTimer();
+    }
+
+    /**
+     * Every other chat model, such as an application's own: retried above its HTTP exchange, by a proxy of
+     * its class.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class OtherChatModels {
+
+        @Bean
+        static ChatModelProxyRetryPostProcessor inferenceRetryChatModelProxyPostProcessor(
+                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
+            return new ChatModelProxyRetryPostProcessor(retriers, translators, SpringAiProviders.ALL);
+        }
+    }
+}

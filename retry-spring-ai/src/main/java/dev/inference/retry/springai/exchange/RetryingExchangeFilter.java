@@ -1,0 +1,194 @@
+package dev.inference.retry.springai.exchange;
+
+import dev.inference.client.CallContext;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.Classification;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.reactor.ReactorRetry;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.function.Function;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+
+/**
+ * Retries the establishment of each exchange of a {@code WebClient} with the decisions of a
+ * {@link Retrier}, without blocking: the innermost filter of a client whose one caller is a chat
+ * model's {@code stream}, so its listeners hear {@link Operation#STREAM} attempts.
+ *
+ * <p>An attempt is one request, sent again from the same {@link ClientRequest} (whose body must be
+ * repeatable, as a body of one value is), and is established when the response's status and headers
+ * have arrived. Its outcome is:
+ * <ul>
+ * <li>a {@link WebClientRequestException} (connection refused or reset, a response cut before its
+ * status): a network failure;</li>
+ * <li>a status of 400 or more: an {@link HttpStatusException}, with the provider's wait from
+ * {@code retry-after-ms}, else {@code Retry-After};</li>
+ * <li>anything else: success. The response, its content not yet begun, goes on untouched, so what
+ * happens once content flows (a stream cut after its first chunk) is final, and no chunk is ever
+ * delivered twice.</li>
+ * </ul>
+ *
+ * <p>What the caller gets: a permanent status is handed on as the response itself (its body read into
+ * memory on the way), and the client's {@code retrieve()} signals exactly what it signals today (such as
+ * a {@code WebClientResponseException} for 400). A retryable status is the
+ * {@code WebClientResponseException} that {@link ClientResponse#createException()} makes of the
+ * response, as {@code retrieve()} would; a network failure is a copy of the client's
+ * {@code WebClientRequestException}. Each carries the typed failure as its cause, and when attempts run
+ * out it is the cause of the {@link ExhaustedException} the exchange signals, which the client passes on
+ * unchanged.
+ *
+ * <p>Waits are {@link ReactorRetry}'s: timers on Reactor's parallel scheduler, so no thread is blocked,
+ * least of all an event loop of the client. The retrier's shutdown signal ends every wait.
+ *
+ * <p>Ending a call: cancelling the subscription to the exchange ends a wait and makes no further
+ * request. Operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
+ * stream does), so a subscription can also carry a
+ * {@link CallContext} in its Reactor context ({@link #cancelledWith}) whose cancellation ends the call
+ * from beneath them: a wait at once, with no further request, and an attempt in flight, whose request
+ * is then abandoned; the call signals a {@link CancellationException}. Thread-safe.
+ */
+public final class RetryingExchangeFilter implements ExchangeFilterFunction {
+
+    private static final byte[] NO_BODY = new byte[0];
+
+    /** The key of the call's context in the Reactor context of a subscription. */
+    private static final Object CALL = RetryingExchangeFilter.class.getName() + ".call";
+
+    private final ReactorRetry retry;
+
+    private final Clock clock;
+
+    /**
+     * Creates the filter.
+     *
+     * @param retrier the decisions
+     */
+    public RetryingExchangeFilter(Retrier retrier) {
+        this.retry = ReactorRetry.of(Objects.requireNonNull(retrier, "retrier must not be null"));
+        this.clock = Clock.systemUTC();
+    }
+
+    /**
+     * Returns what makes the calls made under it cancellable: a Reactor context entry that tells this
+     * filter, beneath operators that may hold a subscriber's cancellation back, that the call is over.
+     *
+     * @param call the context of one subscription to a stream, which its subscriber's cancellation
+     *     cancels
+     * @return the function that adds the entry to a Reactor context, for {@code contextWrite}
+     */
+    public static Function<Context, Context> cancelledWith(CallContext call) {
+        Objects.requireNonNull(call, "call must not be null");
+        return (context) -> context.put(CALL, call);
+    }
+
+    /**
+     * Makes the exchange, retrying its establishment as the class documentation describes.
+     *
+     * @return the response of the first attempt that was established, or of a permanent failure; or an
+     *     error: {@link ExhaustedException}, a {@link CancellationException} when the call was cancelled,
+     *     or what else the retrier ended the call with
+     */
+    @Override
+    public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+        return Mono.deferContextual((view) -> {
+            CallContext call = view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background());
+            Mono<ClientResponse> exchange = Mono.defer(() -> next.exchange(request))
+                .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
+                .flatMap(this::established);
+            // A cancellation during the attempt ends it, and the failure is not retried.
+            Mono<ClientResponse> attempt = Mono.firstWithSignal(exchange, cancellationOf(call));
+            // A one-element stream, so that listeners hear STREAM attempts; it completes after its element.
+            return this.retry.flux(attempt.flux(), call)
+                .singleOrEmpty()
+                .onErrorResume(PermanentStatus.class, (permanent) -> Mono.just(permanent.response));
+        });
+    }
+
+    /** Signals a cancellation of the call, if it ever comes; withdraws its registration either way. */
+    private static Mono<ClientResponse> cancellationOf(CallContext call) {
+        return Mono.create((sink) -> {
+            CallContext.Registration registration = call.onCancel(
+                    () -> sink.error(new CancellationException("The stream's subscriber cancelled it")));
+            sink.onDispose(registration::close);
+        });
+    }
+
+    /** Passes an established response on; signals a failed one as the failure to decide about. */
+    private Mono<ClientResponse> established(ClientResponse response) {
+        int status = response.statusCode().value();
+        if (status < 400) {
+            return Mono.just(response);
+        }
+        HttpStatusException typed = TypedFailures.status(status, (name) -> TypedFailures.first(response.headers().header(name)), this.clock);
+        if (!Classification.isRetryable(typed)) {
+            // Read now: a retry that gives up cancels its source, and a cancelled exchange releases the body
+            // the client is yet to read for its exception. As when the client reads it, an unreadable
+            // body is an empty one.
+            return response.bodyToMono(byte[].class)
+                .onErrorReturn(Exception.class::isInstance, NO_BODY)
+                .defaultIfEmpty(NO_BODY)
+                .flatMap((body) -> Mono.error(new PermanentStatus(withBody(response, body), status)));
+        }
+        // Reads and releases the body, as retrieve() does for an error status.
+        return response.createException()
+            .flatMap((exception) -> Mono.error(TypedFailures.withTypedCause(exception, typed)));
+    }
+
+    /** The response with its body, already read, in memory. */
+    private static ClientResponse withBody(ClientResponse response, byte[] body) {
+        return response.mutate()
+            .body((unread) -> Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))))
+            .build();
+    }
+
+    /** The client's exception for a network failure, again, with the typed failure beneath it. */
+    private static WebClientRequestException networkFailure(WebClientRequestException thrown) {
+        Throwable transportFailure = (thrown.getCause() != null) ? thrown.getCause() : thrown;
+        WebClientRequestException copy = new WebClientRequestException(
+                TypedFailures.network(transportFailure), thrown.getMethod(), thrown.getUri(),
+                thrown.getHeaders());
+        copy.setStackTrace(thrown.getStackTrace());
+        for (Throwable suppressed : thrown.getSuppressed()) {
+            copy.addSuppressed(suppressed);
+        }
+        return copy;
+    }
+
+    @Override
+    public String toString() {
+        return "RetryingExchangeFilter[retrier=" + this.retry.retrier() + "]";
+    }
+
+    /**
+     * A response with a permanent status, on its way through the retry decisions (which hear of it as
+     * the failure it is) to the client, which turns it into its own exception.
+     */
+    private static final class PermanentStatus extends HttpStatusException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final transient ClientResponse response;
+
+        PermanentStatus(ClientResponse response, int status) {
+            super(status, "The provider answered HTTP " + status, null);
+            this.response = response;
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            // Never thrown to anyone: the client throws its own exception for the response.
+            return this;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.inference.retry.springai.exchange;
+
+import dev.inference.retry.Retrier;
+import java.lang.reflect.Method;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one decorator of a Stainless SDK's HTTP client (the OpenAI and Anthropic Java SDKs), with each
+ * exchange retried by {@link RetryingExchanges}: the client the SDK is given in place of its transport,
+ * beneath its own retries (which must be off), its logging and its error handling.
+ *
+ * <p>The client is a {@link ForwardingProxy} of the SDK's HTTP client interface: its two exchange
+ * methods, {@code execute(request, options)} and {@code executeAsync(request, options)}, go to the
+ * retried exchanges, each attempt to the transport with the same request options; every other method
+ * (the overloads without options, which call those; {@code close()}; any the SDK adds later) goes to the
+ * transport. As the SDK's layers above pass an exception from the HTTP client through unchanged, a
+ * blocking call throws an {@link dev.inference.retry.ExhaustedException} itself, and a stream signals it
+ * in its future.
+ */
+public final class RetryingHttpClient {
+
+    private RetryingHttpClient() {
+    }
+
+    /**
+     * Makes the client.
+     *
+     * @param <C> the SDK's HTTP client interface
+     * @param <R> the SDK's HTTP response interface
+     * @param sdk the SDK's HTTP layer and failures, whose {@linkplain SdkHttp#clientType() client type} is
+     *     {@code C}
+     * @param transport the client the SDK would use, making one request per call
+     * @param retrier the decisions
+     * @param timer the timer of the waits of {@code executeAsync}
+     * @param streamReader where {@code executeAsync} reads a stream's first events, which blocks until
+     *     they arrive; such as the SDK's stream handler executor
+     * @param streamCalls the contexts of stream calls that a client wrapper cancels
+     * @return the retrying client; closing it closes the transport
+     * @throws IllegalArgumentException if {@code transport} is not of the SDK's client type
+     */
+    public static <C, R> C of(SdkHttp<R> sdk, C transport, Retrier retrier, RetryTimer timer, Executor streamReader,
+            StreamCalls streamCalls) {
+        @SuppressWarnings("unchecked")
+        Class<C> clientType = (Class<C>) sdk.clientType();
+        if (!clientType.isInstance(transport)) {
+            throw new IllegalArgumentException(transport + " is not a " + clientType.getName());
+        }
+        RetryingExchanges<R> exchanges = new RetryingExchanges<>(sdk, retrier, timer, streamReader, streamCalls);
+        return ForwardingProxy.of(clientType, transport, "RetryingHttpClient[" + retrier + "]",
+                (method, args) -> exchange(transport, exchanges, method, args));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R> Optional<Object> exchange(Object transport, RetryingExchanges<R> exchanges, Method method,
+            @Nullable Object[] args) {
+        if (method.isDefault() || method.getParameterCount() != 2) {
+            return Optional.empty();
+        }
+        Object request = Objects.requireNonNull(args[0], "The SDK sent no request");
+        Object options = args[1];
+        return switch (method.getName()) {
+            case "execute" -> Optional.of(exchanges.execute(request,
+                    (attempt) -> (R) ForwardingProxy.invoke(transport, method, new Object[] { attempt, options })));
+            case "executeAsync" -> Optional.of(exchanges.executeAsync(request,
+                    (attempt) -> (CompletableFuture<R>) ForwardingProxy.invoke(transport, method,
+                            new Object[] { attempt, options })));
+            default -> Optional.empty();
+        };
+    }
+}

@@ -1,0 +1,261 @@
+package dev.inference.retry.springai.exchange;
+
+import dev.inference.client.CallContext;
+import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.BlockingRetry;
+import dev.inference.retry.Classification;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.Operation;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.ShutdownSignal;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.util.StreamUtils;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.ResponseErrorHandler;
+
+/**
+ * Retries each exchange of a {@code RestClient} with the decisions of a {@link Retrier}: the innermost
+ * interceptor of a client whose one caller is a chat model's blocking {@code call}, so its listeners hear
+ * {@link Operation#INVOKE} attempts.
+ *
+ * <p>An attempt is one request and its response (the client buffers the request body, so every attempt
+ * sends the same bytes); its outcome is:
+ * <ul>
+ * <li>an {@link IOException} from the transport (connection refused or reset, timeout): a network
+ * failure, unless the calling thread was interrupted, which is the caller giving up;</li>
+ * <li>a status of 400 or more: an {@link HttpStatusException}, with the provider's wait from
+ * {@code retry-after-ms}, else {@code Retry-After};</li>
+ * <li>anything else: success, and the response is returned untouched.</li>
+ * </ul>
+ *
+ * <p>What the caller gets, and why: the client turns responses into exceptions after its interceptors,
+ * with its status handlers. So a permanent failure is handed over as it came (the response, or the
+ * transport's {@code IOException}), and the caller gets exactly what the client throws for it today,
+ * such as Spring AI's {@code NonTransientAiException}. A retryable failure is the exception the client
+ * would throw for it, made here: for a status, what the client's {@link ResponseErrorHandler} (Spring
+ * AI's, unless the application has one of its own) throws for a buffered copy of the response; for an
+ * {@code IOException}, the {@link ResourceAccessException} the client wraps it in, with the same
+ * message. The typed failure is attached as its cause (see
+ * {@link SpringHttpFailures#withTypedCause}), and when attempts run out it is the cause of the
+ * {@link ExhaustedException} the interceptor throws, which the client passes on unchanged.
+ *
+ * <p>Waits block the calling thread, the one that made the blocking call and that the client needs for
+ * nothing else. An interrupt, or the retrier's {@link ShutdownSignal}, ends a wait at once with no
+ * further request: an interrupt with a {@link CancellationException} and the interrupt status restored.
+ * Thread-safe; every call's state lives in the call.
+ */
+public final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
+
+    private final Retrier retrier;
+
+    private final BlockingRetry blocking;
+
+    private final ResponseErrorHandler errorHandler;
+
+    private final Clock clock;
+
+    /**
+     * Creates the interceptor.
+     *
+     * @param retrier the decisions
+     * @param errorHandler the handler with which the client turns an error status into its exception
+     */
+    public RetryingRequestInterceptor(Retrier retrier, ResponseErrorHandler errorHandler) {
+        this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
+        this.blocking = BlockingRetry.of(retrier);
+        this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler must not be null");
+        this.clock = Clock.systemUTC();
+    }
+
+    /**
+     * Makes the exchange, retrying as the class documentation describes; blocks during waits.
+     *
+     * @return the response of the first attempt that succeeded, or of a permanent failure, untouched
+     * @throws IOException what the transport threw when the calling thread was interrupted
+     * @throws ExhaustedException when every allowed attempt failed with a retryable failure
+     * @throws CancellationException when the thread was interrupted during a wait
+     */
+    @Override
+    public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
+            throws IOException {
+        BlockingRetry.Attempts<Attempt, RuntimeException> attempts = new BlockingRetry.Attempts<>() {
+
+            @Override
+            public Attempt attempt(int attempt) {
+                return RetryingRequestInterceptor.this.attempt(request, body, execution);
+            }
+
+            // A permanent failure: the client makes of it what it makes of it today.
+            @Override
+            public @Nullable RuntimeException handedBackFailureOf(Attempt attempt) {
+                return attempt.failure();
+            }
+
+            // The caller never gets the response, so nobody else could close it.
+            @Override
+            public void release(Attempt attempt, Throwable thrown) {
+                attempt.discard();
+            }
+        };
+        return this.blocking.call(Operation.INVOKE, CallContext.background(), attempts).handOver();
+    }
+
+    /**
+     * Makes one attempt: returns a success or a permanent failure to hand over, or throws a failure to
+     * decide about, its response already closed.
+     */
+    private Attempt attempt(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) {
+        ClientHttpResponse response;
+        try {
+            response = execution.execute(request, body);
+        }
+        catch (IOException ex) {
+            ResourceAccessException failure = resourceAccessException(request, ex);
+            // An interrupt shows as an I/O failure, but it is the caller giving up, not the network.
+            if (Thread.currentThread().isInterrupted()) {
+                return Attempt.handOver(failure, ex);
+            }
+            throw TypedFailures.withTypedCause(failure, TypedFailures.network(ex));
+        }
+        try {
+            int status = response.getStatusCode().value();
+            if (status < 400) {
+                return Attempt.success(response);
+            }
+            HttpStatusException typed = TypedFailures.status(status, response.getHeaders()::getFirst, this.clock);
+            if (!Classification.isRetryable(typed)) {
+                return Attempt.handOver(response, typed);
+            }
+            try (response) {
+                RuntimeException thrown = clientException(request, response);
+                throw (thrown != null) ? TypedFailures.withTypedCause(thrown, typed) : typed;
+            }
+        }
+        catch (IOException ex) {
+            response.close();
+            throw TypedFailures.withTypedCause(resourceAccessException(request, ex),
+                    TypedFailures.network(ex));
+        }
+    }
+
+    /**
+     * Returns what the client's error handler throws for a response; the handler reads a copy of it.
+     * A handler that throws nothing for it leaves the response to the client's own default handler,
+     * whose exception cannot be made here: then {@code null}, and the typed failure stands for it.
+     */
+    private @Nullable RuntimeException clientException(HttpRequest request, ClientHttpResponse response)
+            throws IOException {
+        ClientHttpResponse copy = new BufferedResponse(response);
+        try {
+            if (this.errorHandler.hasError(copy)) {
+                this.errorHandler.handleError(request.getURI(), request.getMethod(), copy);
+            }
+        }
+        catch (RuntimeException ex) {
+            return ex;
+        }
+        catch (IOException ex) {
+            // As the client reports an I/O failure of its status handler.
+            return new UncheckedIOException(ex);
+        }
+        return null;
+    }
+
+    /** The exception the client wraps an I/O failure in, with the same message. */
+    private static ResourceAccessException resourceAccessException(HttpRequest request, IOException ex) {
+        String url = request.getURI().toString();
+        int query = url.indexOf('?');
+        return new ResourceAccessException("I/O error on " + request.getMethod().name() + " request for \""
+                + ((query >= 0) ? url.substring(0, query) : url) + "\": " + ex.getMessage());
+    }
+
+    @Override
+    public String toString() {
+        return "RetryingRequestInterceptor[retrier=" + this.retrier + "]";
+    }
+
+    /**
+     * What one attempt came to: a response to return (a success, or a permanent status that the client
+     * turns into its exception), or a transport failure to rethrow for the client to wrap.
+     */
+    private record Attempt(@Nullable ClientHttpResponse response, @Nullable IOException transportFailure,
+            @Nullable RuntimeException failure) {
+
+        static Attempt success(ClientHttpResponse response) {
+            return new Attempt(response, null, null);
+        }
+
+        static Attempt handOver(ClientHttpResponse response, RuntimeException failure) {
+            return new Attempt(response, null, failure);
+        }
+
+        static Attempt handOver(RuntimeException failure, IOException transportFailure) {
+            return new Attempt(null, transportFailure, failure);
+        }
+
+        /** Returns the response, or throws the transport's failure. */
+        ClientHttpResponse handOver() throws IOException {
+            if (this.transportFailure != null) {
+                throw this.transportFailure;
+            }
+            return Objects.requireNonNull(this.response, "This attempt has nothing to hand over");
+        }
+
+        void discard() {
+            if (this.response != null) {
+                this.response.close();
+            }
+        }
+    }
+
+    /** A response's status and headers with its body read into memory, for an error handler to read. */
+    private static final class BufferedResponse implements ClientHttpResponse {
+
+        private final ClientHttpResponse original;
+
+        private final byte[] body;
+
+        BufferedResponse(ClientHttpResponse original) throws IOException {
+            this.original = original;
+            this.body = StreamUtils.copyToByteArray(original.getBody());
+        }
+
+        @Override
+        public HttpStatusCode getStatusCode() throws IOException {
+            return this.original.getStatusCode();
+        }
+
+        @Override
+        public String getStatusText() throws IOException {
+            return this.original.getStatusText();
+        }
+
+        @Override
+        public HttpHeaders getHeaders() {
+            return this.original.getHeaders();
+        }
+
+        @Override
+        public InputStream getBody() {
+            return new ByteArrayInputStream(this.body);
+        }
+
+        @Override
+        public void close() {
+            // The original is closed by its owner.
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/**
+ * Ollama: {@code OllamaChatModel} rebuilt as a subclass on a {@code RestClient} and a {@code WebClient}
+ * whose HTTP exchanges are retried, with its own retry template making one attempt. Internal: no
+ * compatibility promise.
+ */
+@NullMarked
+package dev.inference.retry.springai.ollama;
+
+import org.jspecify.annotations.NullMarked;

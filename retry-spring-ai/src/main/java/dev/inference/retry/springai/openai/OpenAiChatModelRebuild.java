@@ -1,0 +1,162 @@
+package dev.inference.retry.springai.openai;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.OpenAIClientAsync;
+import com.openai.client.OpenAIClientAsyncImpl;
+import com.openai.client.OpenAIClientImpl;
+import com.openai.core.ClientOptions;
+import com.openai.core.http.HttpClient;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.ChatModelClientRetriesException;
+import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.support.PrivateField;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import org.springframework.ai.chat.observation.ChatModelObservationConvention;
+import org.springframework.ai.model.tool.ToolCallingManager;
+import org.springframework.ai.openai.OpenAiChatModel;
+
+/**
+ * Rebuilds a {@link OpenAiChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
+ * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
+ * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
+ * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
+ * The asynchronous client is also wrapped by {@link CancellableStreams}, so that closing a stream ends its exchange.
+ *
+ * <p>Traps: the model and the SDK's clients expose none of this, so it is read by reflection from their
+ * private fields; this is the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1
+ * and of the OpenAI Java SDK 4.49.0. A field not found (another version, or clients that are not the
+ * SDK's own) fails startup with a {@link ChatModelNotRetriableException}. A model whose clients would
+ * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
+ * {@value OpenAiProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
+ */
+final class OpenAiChatModelRebuild {
+
+    private static final String SUPPORTED = "Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0";
+
+    private static final PrivateField CLIENT = new PrivateField(OpenAiChatModel.class, "openAiClient", SUPPORTED);
+
+    private static final PrivateField CLIENT_ASYNC = new PrivateField(OpenAiChatModel.class, "openAiClientAsync",
+            SUPPORTED);
+
+    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OpenAiChatModel.class,
+            "toolCallingManager", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OpenAiChatModel.class,
+            "observationRegistry", SUPPORTED);
+
+    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiChatModel.class,
+            "observationConvention", SUPPORTED);
+
+    private static final PrivateField OPTIONS = new PrivateField(OpenAIClientImpl.class, "clientOptions", SUPPORTED);
+
+    private static final PrivateField ASYNC_OPTIONS = new PrivateField(OpenAIClientAsyncImpl.class, "clientOptions",
+            SUPPORTED);
+
+    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
+            SUPPORTED);
+
+    /** Every private field this class reads. */
+    static final List<PrivateField> FIELDS = List.of(CLIENT, CLIENT_ASYNC, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
+            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT);
+
+    private OpenAiChatModelRebuild() {
+    }
+
+    /**
+     * Tells whether a model is already one this class built.
+     *
+     * @param model the model
+     * @param beanName its bean name, for the exception
+     * @return {@code true} if its clients are already retried
+     */
+    static boolean isRetried(OpenAiChatModel model, String beanName) {
+        return CancellableStreams.isWrapper(CLIENT_ASYNC.read(model, beanName));
+    }
+
+    /**
+     * Returns the retries that the model's own SDK clients make per exchange: the larger of its
+     * synchronous and asynchronous clients' {@code maxRetries}.
+     *
+     * @param model the model, as Spring AI or the application built it
+     * @param beanName its bean name, for the exception
+     * @return the retries in effect, {@code 0} when each exchange is one attempt
+     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     */
+    static int clientRetries(OpenAiChatModel model, String beanName) {
+        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
+        requireSdkClients(client, clientAsync, beanName);
+        ClientOptions options = OPTIONS.read(client, beanName);
+        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
+        return Math.max(options.maxRetries(), asyncOptions.maxRetries());
+    }
+
+    /**
+     * Rebuilds a model on retried clients.
+     *
+     * @param model the model, which is left unchanged and should no longer be used
+     * @param beanName its bean name, for the exception
+     * @param retrier the decisions about every exchange of the model
+     * @param timer the timer of the asynchronous client's waits
+     * @return a new model of the same class
+     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     */
+    static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
+        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
+        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        requireSdkClients(client, clientAsync, beanName);
+        ClientOptions options = OPTIONS.read(client, beanName);
+        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
+        HttpClient transport = TRANSPORT.read(options, beanName);
+        HttpClient asyncTransport = TRANSPORT.read(asyncOptions, beanName);
+        int clientRetries = Math.max(options.maxRetries(), asyncOptions.maxRetries());
+        if (clientRetries > 0) {
+            throw new ChatModelClientRetriesException(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
+                    "(Spring AI reads " + OpenAiProvider.CLIENT_RETRIES_PROPERTY
+                            + "=3, its default, as unset, and then takes "
+                            + "spring.ai.openai.max-retries.) ");
+        }
+
+        StreamCalls calls = new StreamCalls();
+        OpenAIClient retried = client.withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer, options.streamHandlerExecutor(),
+                    calls))
+            .maxRetries(0));
+        OpenAIClientAsync retriedAsync = CancellableStreams.wrap(clientAsync.withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, asyncTransport, retrier, timer,
+                    asyncOptions.streamHandlerExecutor(), calls))
+            .maxRetries(0)), calls);
+        OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);
+        rebuilt.setObservationConvention(convention);
+        return rebuilt;
+    }
+
+    private static void requireSdkClients(OpenAIClient client, OpenAIClientAsync clientAsync, String beanName) {
+        if (!(client instanceof OpenAIClientImpl) || !(clientAsync instanceof OpenAIClientAsyncImpl)) {
+            throw new ChatModelNotRetriableException(beanName, "its OpenAI clients (" + client.getClass().getName()
+                    + ", " + clientAsync.getClass().getName() + ") are not the SDK's OpenAIClientImpl and "
+                    + "OpenAIClientAsyncImpl, whose HTTP client can be decorated", null);
+        }
+    }
+
+    @SuppressWarnings("removal")
+    private static OpenAiChatModel buildWith(OpenAiChatModel model, OpenAIClient client, OpenAIClientAsync clientAsync,
+            ToolCallingManager toolCallingManager, ObservationRegistry observationRegistry) {
+        // toolCallingManager(...) is deprecated for removal in 3.0, but a model built with one must keep it.
+        return OpenAiChatModel.builder()
+            .openAiClient(client)
+            .openAiClientAsync(clientAsync)
+            .options(model.getOptions())
+            .toolCallingManager(toolCallingManager)
+            .observationRegistry(observationRegistry)
+            .build();
+    }
+}

@@ -1,0 +1,31 @@
+package dev.inference.retry.springai.openai;
+
+import com.openai.client.OpenAIClientAsync;
+import com.openai.core.http.HttpClient;
+import com.openai.core.http.HttpResponse;
+import com.openai.services.async.ChatServiceAsync;
+import com.openai.services.async.chat.ChatCompletionServiceAsync;
+import dev.inference.retry.springai.exchange.PeekedResponse;
+import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image needs to rebuild OpenAI chat models on retried clients: the private fields
+ * {@link OpenAiChatModelRebuild} reads, and the JDK proxies this module makes of the SDK's interfaces
+ * (the clients of {@link CancellableStreams}, the HTTP client of {@link RetryingHttpClient}, and a
+ * stream response whose first event was read, {@link PeekedResponse}).
+ */
+final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
+
+    @Override
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+        OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
+        hints.proxies().registerJdkProxy(ChatServiceAsync.class);
+        hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);
+        hints.proxies().registerJdkProxy(HttpClient.class);
+        hints.proxies().registerJdkProxy(HttpResponse.class);
+    }
+}

@@ -1,0 +1,244 @@
+package dev.inference.retry.springai.proxy;
+
+import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.ChatModelFailureTranslator;
+import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.support.SpringAiProvider;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.scope.ScopedProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.SmartInstantiationAwareBeanPostProcessor;
+import org.springframework.core.Ordered;
+import org.springframework.core.SmartClassLoader;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Retries the calls of every chat model bean that this module does not retry beneath the bean (see
+ * {@link SpringAiProvider#retriedBeneath()}), and that {@link ChatModelRetriers} gives a retrier, above its HTTP
+ * exchange: the bean becomes a proxy of its own class (a subclass, so code that injects it by its class
+ * still gets it) whose {@link RetryingChatModelInterceptor} retries its {@code call} and {@code stream}
+ * methods with the bean's retrier and the application's {@link ChatModelFailureTranslator}s.
+ *
+ * <p>A bean that already is a Spring AOP proxy (a scoped proxy, or one an application made) that is not
+ * frozen gets the interceptor added to its advice instead, after the advice it has. A bean whose class
+ * cannot be subclassed (it is final, or a {@code call} or {@code stream} method of it is) fails startup
+ * with a {@link ChatModelNotRetriableException} that names the bean and the fix: an interface-only proxy
+ * would lose the bean's class, and a proxy that could not intercept those methods would leave them
+ * unretried while the application believes them retried. So does a model that holds a Spring
+ * {@code RetryTemplate} (as Spring AI's models on {@code spring-ai-retry}, such as Mistral's, do): it
+ * retries each exchange itself, and a retry above it would multiply the attempts.
+ *
+ * <p>Left as they are: beans for which {@link ChatModelRetriers} answers empty, targets of a scoped proxy
+ * (their proxy is retried), beans already retried, and beans of the classes retried beneath the bean,
+ * whatever the order of the post-processors. Runs just after those classes' own post-processors and
+ * before the post-processors of default order, so that it sees the model itself rather than a proxy
+ * made of it, and an application's own advice then wraps the retried calls. The collaborators come
+ * through {@link ObjectProvider}s, resolved at the first chat model bean, so registering this
+ * post-processor initialises nothing early.
+ *
+ * <p>Spring AOT: for each chat model bean of a concrete class that it could retry, it names the proxy
+ * class during ahead-of-time processing ({@link #determineBeanType}), so that the class is generated at
+ * build time, with its reflection hints, and a native image can make the proxy.
+ */
+public final class ChatModelProxyRetryPostProcessor
+        implements SmartInstantiationAwareBeanPostProcessor, BeanClassLoaderAware, Ordered {
+
+    /** Just after the post-processors of the classes retried beneath the bean. */
+    static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1;
+
+    private static final String RETRY_TEMPLATE = "org.springframework.core.retry.RetryTemplate";
+
+    private static final String OLLAMA_CHAT_MODEL = "org.springframework.ai.ollama.OllamaChatModel";
+
+    private final ObjectProvider<ChatModelRetriers> retriers;
+
+    private final ObjectProvider<ChatModelFailureTranslator> translators;
+
+    private final List<SpringAiProvider> providers;
+
+    /** The classes of {@link #providers} retried beneath the bean, by name. */
+    private final Set<String> retriedBeneath;
+
+    private @Nullable ClassLoader classLoader = ClassUtils.getDefaultClassLoader();
+
+    /**
+     * Creates the post-processor.
+     *
+     * @param retriers the retriers of the beans
+     * @param translators the application's failure translators, asked before the built-in ones
+     * @param providers the providers whose model classes are retried beneath the bean, and whose
+     *     libraries bring built-in failure translators
+     */
+    public ChatModelProxyRetryPostProcessor(ObjectProvider<ChatModelRetriers> retriers,
+            ObjectProvider<ChatModelFailureTranslator> translators, List<SpringAiProvider> providers) {
+        this.retriers = retriers;
+        this.translators = translators;
+        this.providers = List.copyOf(providers);
+        this.retriedBeneath = this.providers.stream()
+            .flatMap((provider) -> provider.retriedBeneath().stream())
+            .collect(Collectors.toUnmodifiableSet());
+    }
+
+    @Override
+    public void setBeanClassLoader(ClassLoader classLoader) {
+        this.classLoader = classLoader;
+    }
+
+    @Override
+    public Class<?> determineBeanType(Class<?> beanClass, String beanName) {
+        if (!ChatModel.class.isAssignableFrom(beanClass) || beanClass.isInterface()
+                || Modifier.isAbstract(beanClass.getModifiers()) || ScopedProxyUtils.isScopedTarget(beanName)
+                || isRetriedBeneath(beanClass) || refusal(beanClass) != null) {
+            return beanClass;
+        }
+        ProxyFactory factory = new ProxyFactory();
+        factory.setProxyTargetClass(true);
+        factory.setTargetClass(beanClass);
+        // The proxy's class does not depend on its advice, which exists only at run time: a stand-in will do.
+        factory.addAdvisor(new DefaultPointcutAdvisor(RetryingChatModelInterceptor.CHAT_METHODS,
+                (MethodInterceptor) MethodInvocation::proceed));
+        return factory.getProxyClass(proxyClassLoader(beanClass));
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (!(bean instanceof ChatModel) || ScopedProxyUtils.isScopedTarget(beanName)
+                || isRetriedBeneath(AopUtils.getTargetClass(bean)) || isRetried(bean)) {
+            return bean;
+        }
+        Optional<Retrier> retrier = this.retriers.getObject().retrierFor(beanName);
+        if (retrier.isEmpty()) {
+            return bean;
+        }
+        Advisor advisor = new DefaultPointcutAdvisor(RetryingChatModelInterceptor.CHAT_METHODS,
+                new RetryingChatModelInterceptor(retrier.get(), ChatModelFailureTranslators
+                    .of(this.translators.orderedStream().toList(), this.providers, this.classLoader)));
+        if (bean instanceof Advised advised && !advised.isFrozen()) {
+            // A proxy already made (a scoped proxy, say) is refused as the bean itself would be: by its target's
+            // class. Through an interface proxy, the target's final methods do not keep the advice from running.
+            Class<?> target = AopUtils.getTargetClass(bean);
+            String refusal = advised.isProxyTargetClass() ? refusal(target) : selfRetryRefusal(target);
+            if (refusal != null) {
+                throw new ChatModelNotRetriableException(beanName, refusal, null);
+            }
+            advised.addAdvisor(advisor);
+            return bean;
+        }
+        Class<?> type = ClassUtils.getUserClass(bean);
+        String refusal = refusal(type);
+        if (refusal != null) {
+            throw new ChatModelNotRetriableException(beanName, refusal, null);
+        }
+        try {
+            ProxyFactory factory = new ProxyFactory(bean);
+            factory.setProxyTargetClass(true);
+            factory.addAdvisor(advisor);
+            return factory.getProxy(proxyClassLoader(type));
+        }
+        catch (RuntimeException ex) {
+            throw new ChatModelNotRetriableException(beanName, "no proxy of its class " + type.getName()
+                    + " could be made to retry its calls above its HTTP exchange", ex);
+        }
+    }
+
+    /** Whether beans of a class, or of a subclass of theirs, are retried beneath the bean. */
+    private boolean isRetriedBeneath(Class<?> type) {
+        for (Class<?> each = type; each != null; each = each.getSuperclass()) {
+            if (this.retriedBeneath.contains(each.getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Why no proxy of a class can retry its calls, or {@code null} when one can. */
+    private @Nullable String refusal(Class<?> type) {
+        String beneath = ", so no proxy of its class can retry its calls, and this module retries beneath the bean "
+                + "only the exchanges of Spring AI's " + String.join(", ", this.retriedBeneath.stream()
+                    .map(ClassUtils::getShortName)
+                    .sorted()
+                    .toList()) + ": ";
+        if (Modifier.isFinal(type.getModifiers())) {
+            return "its class " + type.getName() + " is final" + beneath + "make the class non-final to have it retried";
+        }
+        Optional<Method> finalMethod = Arrays.stream(type.getMethods())
+            .filter((method) -> Modifier.isFinal(method.getModifiers()) && RetryingChatModelInterceptor.isChatMethod(method))
+            .findFirst();
+        if (finalMethod.isPresent()) {
+            Method method = finalMethod.get();
+            return "its method " + method.getDeclaringClass().getName() + "." + method.getName() + "("
+                    + String.join(", ", Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toList())
+                    + ") is final" + beneath
+                    + "make the method non-final to have the bean retried";
+        }
+        return selfRetryRefusal(type);
+    }
+
+    /** Why a model of a class must not be retried above its exchanges, as it retries them itself; or {@code null}. */
+    private static @Nullable String selfRetryRefusal(Class<?> type) {
+        Optional<Field> retryTemplate = retryTemplateOf(type);
+        if (retryTemplate.isPresent()) {
+            Field field = retryTemplate.get();
+            return "it retries each exchange itself, with the RetryTemplate in its field "
+                    + field.getDeclaringClass().getName() + "." + field.getName() + " (as Spring AI's models on "
+                    + "spring-ai-retry do), and a retry above it would multiply the attempts; this module makes that "
+                    + "template one attempt only for " + ClassUtils.getShortName(OLLAMA_CHAT_MODEL)
+                    + ". Keep the model's own retries";
+        }
+        return null;
+    }
+
+    /**
+     * The field in which a model holds a Spring {@code RetryTemplate}, with which it retries its own
+     * exchanges, as the models on Spring AI's {@code spring-ai-retry} do.
+     */
+    private static Optional<Field> retryTemplateOf(Class<?> type) {
+        for (Class<?> declaring = type; declaring != null && declaring != Object.class;
+                declaring = declaring.getSuperclass()) {
+            for (Field field : declaring.getDeclaredFields()) {
+                if (!Modifier.isStatic(field.getModifiers()) && field.getType().getName().equals(RETRY_TEMPLATE)) {
+                    return Optional.of(field);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Tells whether a bean is already a proxy that retries its calls. */
+    private static boolean isRetried(Object bean) {
+        return bean instanceof Advised advised && Arrays.stream(advised.getAdvisors())
+            .anyMatch((advisor) -> advisor.getAdvice() instanceof RetryingChatModelInterceptor);
+    }
+
+    /** The class loader of the bean factory, unless the bean's class was not loaded by it (as Spring's own do). */
+    private @Nullable ClassLoader proxyClassLoader(Class<?> type) {
+        ClassLoader loader = this.classLoader;
+        if (loader instanceof SmartClassLoader smart && loader != type.getClassLoader()) {
+            return smart.getOriginalClassLoader();
+        }
+        return loader;
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.inference.retry.springai.support;
+
+import dev.inference.retry.springai.ChatModelNotRetriableException;
+import java.lang.reflect.Field;
+import java.util.Objects;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * A private field of a Spring AI model or of its provider SDK that a rebuild reads because nothing
+ * public gives its value. Each provider's rebuild class declares the fields it reads as constants, so
+ * that the same list also gives a native image its reflection hints.
+ *
+ * @param declaringClass the class that declares the field
+ * @param name the field's name
+ * @param supported the versions whose shape the reader knows, for the exception's message
+ */
+public record PrivateField(Class<?> declaringClass, String name, String supported) {
+
+    /**
+     * Names a field.
+     *
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public PrivateField {
+        Objects.requireNonNull(declaringClass, "declaringClass must not be null");
+        Objects.requireNonNull(name, "name must not be null");
+        Objects.requireNonNull(supported, "supported must not be null");
+    }
+
+    /**
+     * Reads the field.
+     *
+     * @param <T> the field's type
+     * @param target the object whose field it is
+     * @param beanName the name of the chat model bean being rebuilt, for the exception
+     * @return the field's value
+     * @throws ChatModelNotRetriableException if the field does not exist, cannot be read, or is null
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T read(Object target, String beanName) {
+        Object value;
+        try {
+            Field field = this.declaringClass.getDeclaredField(this.name);
+            field.setAccessible(true);
+            value = field.get(target);
+        }
+        catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
+            throw new ChatModelNotRetriableException(beanName, "the field " + this + " could not be read (this module "
+                    + "supports " + this.supported + ")", ex);
+        }
+        if (value == null) {
+            throw new ChatModelNotRetriableException(beanName, "the field " + this + " is null", null);
+        }
+        return (T) value;
+    }
+
+    /**
+     * Registers the field for reflective reading in a native image, if the class declares it.
+     *
+     * @param hints the hints to add to
+     */
+    public void registerHint(RuntimeHints hints) {
+        Field field = ReflectionUtils.findField(this.declaringClass, this.name);
+        if (field != null) {
+            hints.reflection().registerField(field);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return this.declaringClass.getName() + "." + this.name;
+    }
+}
