@@ -26,9 +26,10 @@ import java.util.concurrent.ConcurrentMap;
  * <p>One instance serves any number of clients, looking the event's client up at every event.
  * {@link #forClient(String)} gives one client's listener, its meters resolved once, so that a successful
  * attempt costs one {@code Counter.increment()}: the auto-configuration attaches one to every wrapped
- * client; give a hand-built client one too ({@code builder.listener(meters.forClient("chat"))}). Meters
- * are resolved once and kept: one removed from the registry afterwards is not registered again by this
- * listener, only by a new one. Thread-safe; depends on Micrometer only.
+ * client; give a hand-built client one too, under its own name
+ * ({@code builder.name("chat").listener(meters.forClient("chat"))}). Meters are resolved once and kept:
+ * one removed from the registry afterwards is not registered again by this listener, only by a new one.
+ * Thread-safe; depends on Micrometer only.
  */
 public final class MeterRetryListener implements PerClientRetryListener {
 
