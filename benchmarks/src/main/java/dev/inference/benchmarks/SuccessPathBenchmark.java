@@ -53,11 +53,11 @@ import org.springframework.core.retry.RetryTemplate;
  * {@link #retryClientCounted} add one uncontended {@link LongAdder} increment to the direct call and
  * to {@code RetryClient}: what counting every call with an atomic add costs.
  * {@link #directWithSuccessMeter} adds instead what the starter's meter listener does for a successful
- * attempt (an increment of a per-thread cell, no atomic add): the meters' own cost, apart from
- * {@code RetryClient}. {@link #retryClientWithStarterMetersInComposite} is the starter's client bean in
- * an application whose {@code MeterRegistry} is a {@code CompositeMeterRegistry}, as Spring Boot makes
- * one when more than one registry is configured: there the attempt counters stay the registry's own
- * {@code Counter}s, with the atomic add.
+ * attempt (one {@code Counter.increment()} of the registry's counter, resolved beforehand): the
+ * meters' own cost, apart from {@code RetryClient}. {@link #retryClientWithStarterMetersInComposite} is
+ * the starter's client bean in an application whose {@code MeterRegistry} is a
+ * {@code CompositeMeterRegistry}, as Spring Boot makes one when more than one registry is configured:
+ * there each increment goes through the composite's counter to that of the registry it holds.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -208,8 +208,8 @@ public class SuccessPathBenchmark {
 
     /**
      * The client bean of a {@link StarterContext} whose {@code MeterRegistry} is a
-     * {@link CompositeMeterRegistry} holding one {@link SimpleMeterRegistry}: the starter's meters where
-     * the attempt counters are the registry's own {@code Counter}s.
+     * {@link CompositeMeterRegistry} holding one {@link SimpleMeterRegistry}: the starter's meters
+     * counting through the composite's counters.
      *
      * @param starter the started context
      * @param blackhole sinks the response

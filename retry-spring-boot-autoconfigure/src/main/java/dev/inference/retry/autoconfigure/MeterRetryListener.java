@@ -8,48 +8,28 @@ import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Counts the events of retrying clients as Micrometer meters:
- * <ul>
- * <li>{@value #ATTEMPTS}, a counter incremented once per attempt, tagged {@code client},
- * {@code operation} ({@code invoke}, {@code stream}), {@code outcome} ({@code success},
- * {@code retryable_failure}, {@code failure}) and {@code error} ({@link RetryTags#error(Throwable)});
- * a {@link io.micrometer.core.instrument.FunctionCounter}, read with {@code functionCounter()} or as
- * any {@code Meter}, except in a {@code CompositeMeterRegistry}, where it is a {@link Counter};</li>
- * <li>{@value #EXHAUSTED}, a counter incremented once per call that ended in an
- * {@link ExhaustedException}, tagged {@code client} and {@code operation};</li>
- * <li>{@value #BACKOFF}, a timer recording each scheduled backoff wait with its exact delay, tagged
- * {@code client} and {@code operation} (a wait for a cool-down beyond the backoff is not recorded
- * here);</li>
- * <li>{@value #BUDGET_REFUSED}, a counter incremented once per call that a retry budget ended,
- * tagged {@code client} and {@code operation} (such a call is counted as exhausted too);</li>
- * <li>{@value #COOLDOWN_WAITS}, a counter incremented once per attempt that a shared cool-down
- * delayed, tagged {@code client}.</li>
- * </ul>
- * The exhausted counters and backoff timers of the clients named at construction are registered at
- * once, at zero, for both operations; the meters of each client are built once and reused.
+ * Counts the events of retrying clients in Micrometer meters, every counter the registry's own
+ * {@link Counter}, in a {@code CompositeMeterRegistry} as in any other: {@value #ATTEMPTS} per attempt,
+ * tagged {@code client}, {@code operation}, {@code outcome} and {@code error} (see {@link RetryTags});
+ * {@value #EXHAUSTED} per call that ended in an {@link ExhaustedException}, {@value #BUDGET_REFUSED} per
+ * call that a retry budget ended (counted as exhausted too) and the timer {@value #BACKOFF} per scheduled
+ * backoff wait, each tagged {@code client} and {@code operation}; {@value #COOLDOWN_WAITS} per attempt
+ * that a shared cool-down delayed, tagged {@code client}.
  *
- * <p>Added to a client as it is, this listener looks the event's client up in a map at every event,
- * so that one instance serves any number of clients. {@link #forClient(String)} gives the listener
- * of one client, which resolves that client's meters once, so that a successful attempt costs only the
- * increment of its counter: the auto-configuration attaches one to every wrapped client when a
- * {@link MeterRegistry} bean exists, and a hand-built client is best given one too
- * ({@code builder.name("chat").listener(meters.forClient("chat"))}). It depends on Micrometer only.
- * Thread-safe.
- *
- * <p>An attempt is counted without a locked instruction, except in a {@code CompositeMeterRegistry}: in
- * a cell that the calling platform thread owns, found by its thread id (a virtual thread counts in a
- * shared adder), the cells summed when the meter is read. The counts of every listener whose counters a
- * {@link io.micrometer.core.instrument.config.MeterFilter} merges into one meter add up in that meter,
- * and a meter keeps its counts after the listeners that counted into it are gone.
+ * <p>One instance serves any number of clients, looking the event's client up at every event.
+ * {@link #forClient(String)} gives one client's listener, its meters resolved once, so that a successful
+ * attempt costs one {@code Counter.increment()}: the auto-configuration attaches one to every wrapped
+ * client; give a hand-built client one too, under its own name
+ * ({@code builder.name("chat").listener(meters.forClient("chat"))}). Meters are resolved once and kept:
+ * one removed from the registry afterwards is not registered again by this listener, only by a new one.
+ * Thread-safe; depends on Micrometer only.
  */
 public final class MeterRetryListener implements PerClientRetryListener {
 
@@ -76,8 +56,9 @@ public final class MeterRetryListener implements PerClientRetryListener {
     private final ConcurrentMap<String, ClientMeters> clients = new ConcurrentHashMap<>();
 
     /**
-     * Creates the listener and registers, at zero, the exhausted counters and backoff timers of the
-     * named clients; meters of clients first seen in an event are registered then.
+     * Creates the listener and registers at zero, for both operations of each named client, its
+     * successful attempts in {@value #ATTEMPTS}, its {@value #EXHAUSTED} counter and its {@value #BACKOFF}
+     * timer; the meters of a client first seen in an event are registered then.
      *
      * @param registry where the meters are registered
      * @param clientNames the names of the clients known up front, as given to
@@ -105,31 +86,47 @@ public final class MeterRetryListener implements PerClientRetryListener {
         return new ClientListener(client, meters(Objects.requireNonNull(client, "client must not be null")), this);
     }
 
+    /**
+     * Counts the attempt in {@value #ATTEMPTS}, under its client, operation, outcome and error.
+     *
+     * @param event the attempt
+     */
     @Override
     public void attemptFinished(AttemptEvent event) {
-        meters(event.client()).of(event.operation()).attemptFinished(event);
+        meters(event.client()).attemptFinished(event);
     }
 
+    /**
+     * Records the wait in {@value #BACKOFF}, under the failed attempt's client and operation.
+     *
+     * @param failed the attempt that failed
+     * @param delay the wait before the next attempt
+     */
     @Override
     public void retryScheduled(AttemptEvent failed, Duration delay) {
-        meters(failed.client()).of(failed.operation()).backoff.record(delay);
+        meters(failed.client()).retryScheduled(failed, delay);
     }
 
+    /**
+     * Counts the call in {@value #EXHAUSTED}, and also in {@value #BUDGET_REFUSED} when a retry budget
+     * ended it, under the last attempt's client and operation.
+     *
+     * @param last the last attempt
+     * @param exception the exception the call ends with
+     */
     @Override
     public void exhausted(AttemptEvent last, ExhaustedException exception) {
-        meters(last.client()).of(last.operation()).exhausted.increment();
-        countRefusal(last, exception);
+        meters(last.client()).exhausted(last, exception);
     }
 
+    /**
+     * Counts the delayed attempt in {@value #COOLDOWN_WAITS}, under its client.
+     *
+     * @param event the attempt that waits
+     */
     @Override
     public void attemptDelayed(CooldownEvent event) {
         cooldownWaits(this.registry, event.client()).increment();
-    }
-
-    private void countRefusal(AttemptEvent last, ExhaustedException exception) {
-        if (exception instanceof RetryBudgetExhaustedException) {
-            budgetRefused(this.registry, last.client(), last.operation()).increment();
-        }
     }
 
     private ClientMeters meters(String client) {
@@ -178,83 +175,48 @@ public final class MeterRetryListener implements PerClientRetryListener {
             .register(registry);
     }
 
+    /**
+     * Describes the listener by the class of its registry.
+     *
+     * @return {@code MeterRetryListener[<registry class>]}
+     */
     @Override
     public String toString() {
         return "MeterRetryListener[" + this.registry.getClass().getSimpleName() + "]";
     }
 
-    /** The listener of one client, holding that client's meters. */
+    /**
+     * The listener of one client: its meters resolved once; an event of another client's name (a
+     * client renamed by a customizer) goes through the shared listener's lookup.
+     */
     private static final class ClientListener implements RetryListener {
+
+        /** The very name its client reports, so that {@code equals} ends at {@code ==}. */
+        private final String client;
 
         private final ClientMeters meters;
 
         private final MeterRetryListener all;
 
-        /**
-         * The name this listener was asked for, the very instance that its client reports, so that
-         * {@code equals} ends at {@code ==}; and the client's counts of successful attempts, held here
-         * to be a load nearer.
-         */
-        private final String client;
-
-        private final Tally invokeSuccesses;
-
-        private final Tally streamSuccesses;
-
-        /**
-         * The last successful event of this client's invokes, and of its streams, seen here. A retrier
-         * reports every first success of an operation with one event made once, so the next is known by
-         * identity alone; an event is immutable, so one that is the same object is the same success.
-         * Written without synchronization: any thread may store any such event, all of them correct.
-         */
-        private @Nullable AttemptEvent knownInvokeSuccess;
-
-        private @Nullable AttemptEvent knownStreamSuccess;
-
         ClientListener(String client, ClientMeters meters, MeterRetryListener all) {
+            this.client = client;
             this.meters = meters;
             this.all = all;
-            this.client = client;
-            this.invokeSuccesses = meters.of(Operation.INVOKE).successes;
-            this.streamSuccesses = meters.of(Operation.STREAM).successes;
         }
 
         @Override
         public void attemptFinished(AttemptEvent event) {
-            if (event == this.knownInvokeSuccess) {
-                this.invokeSuccesses.increment();
-            }
-            else if (event == this.knownStreamSuccess) {
-                this.streamSuccesses.increment();
-            }
-            else if (event.failure() == null && this.client.equals(event.client())) {
-                succeeded(event);
-            }
-            else {
-                metersOf(event).of(event.operation()).attemptFinished(event);
-            }
-        }
-
-        private void succeeded(AttemptEvent event) {
-            if (event.operation() == Operation.INVOKE) {
-                this.knownInvokeSuccess = event;
-                this.invokeSuccesses.increment();
-            }
-            else {
-                this.knownStreamSuccess = event;
-                this.streamSuccesses.increment();
-            }
+            metersOf(event.client()).attemptFinished(event);
         }
 
         @Override
         public void retryScheduled(AttemptEvent failed, Duration delay) {
-            metersOf(failed).of(failed.operation()).backoff.record(delay);
+            metersOf(failed.client()).retryScheduled(failed, delay);
         }
 
         @Override
         public void exhausted(AttemptEvent last, ExhaustedException exception) {
-            metersOf(last).of(last.operation()).exhausted.increment();
-            this.all.countRefusal(last, exception);
+            metersOf(last.client()).exhausted(last, exception);
         }
 
         @Override
@@ -262,72 +224,84 @@ public final class MeterRetryListener implements PerClientRetryListener {
             this.all.attemptDelayed(event);
         }
 
-        private ClientMeters metersOf(AttemptEvent event) {
-            return this.client.equals(event.client()) ? this.meters : this.all.meters(event.client());
+        private ClientMeters metersOf(String client) {
+            return this.client.equals(client) ? this.meters : this.all.meters(client);
         }
 
         @Override
         public String toString() {
-            return "MeterRetryListener[" + this.all.registry.getClass().getSimpleName() + ", client="
-                    + this.meters.client + "]";
+            return "MeterRetryListener[" + this.all.registry.getClass().getSimpleName() + ", client=" + this.client
+                    + "]";
         }
     }
 
-    /** The {@code outcome} and {@code error} tags of a failed attempt. */
-    private record FailureTags(String outcome, String error) {
+    /** The {@code outcome} and {@code error} tags of an attempt. */
+    private record AttemptTags(String outcome, String error) {
     }
 
     /** The meters of one client, one set per operation. */
     private static final class ClientMeters {
-
-        final String client;
 
         private final OperationMeters invoke;
 
         private final OperationMeters stream;
 
         ClientMeters(MeterRegistry registry, String client) {
-            this.client = client;
             this.invoke = new OperationMeters(registry, client, Operation.INVOKE);
             this.stream = new OperationMeters(registry, client, Operation.STREAM);
         }
 
-        OperationMeters of(Operation operation) {
+        void attemptFinished(AttemptEvent event) {
+            of(event.operation()).attemptFinished(event);
+        }
+
+        void retryScheduled(AttemptEvent failed, Duration delay) {
+            of(failed.operation()).retryScheduled(delay);
+        }
+
+        void exhausted(AttemptEvent last, ExhaustedException exception) {
+            of(last.operation()).exhausted(exception);
+        }
+
+        private OperationMeters of(Operation operation) {
             return (operation == Operation.INVOKE) ? this.invoke : this.stream;
         }
     }
 
-    /** The meters of one client's operation; failed-attempt counters are added per tag pair. */
+    /**
+     * The meters of one client's operation. The success counter is resolved up front; a failure's
+     * counter once per pair of {@code outcome} and {@code error} tags, then kept.
+     */
     private static final class OperationMeters {
 
         private final MeterRegistry registry;
 
         private final String client;
 
-        private final String operation;
+        private final Operation operation;
 
-        final Tally successes;
+        private final Counter successes;
 
-        final Counter exhausted;
+        private final Counter exhausted;
 
-        final Timer backoff;
+        private final Timer backoff;
 
-        private final ConcurrentMap<FailureTags, Tally> failures = new ConcurrentHashMap<>();
+        private final ConcurrentMap<AttemptTags, Counter> failures = new ConcurrentHashMap<>();
 
         OperationMeters(MeterRegistry registry, String client, Operation operation) {
             this.registry = registry;
             this.client = client;
-            this.operation = RetryTags.operation(operation);
-            this.successes = attemptCounter("success", "none");
+            this.operation = operation;
+            this.successes = attemptCounter(new AttemptTags("success", RetryTags.NO_ERROR));
             this.exhausted = Counter.builder(EXHAUSTED)
                 .description("Calls of a retrying inference client that failed on every attempt allowed")
                 .tag("client", client)
-                .tag("operation", this.operation)
+                .tag("operation", RetryTags.operation(operation))
                 .register(registry);
             this.backoff = Timer.builder(BACKOFF)
                 .description("Waits scheduled by a retrying inference client before its next attempt")
                 .tag("client", client)
-                .tag("operation", this.operation)
+                .tag("operation", RetryTags.operation(operation))
                 .register(registry);
         }
 
@@ -337,13 +311,29 @@ public final class MeterRetryListener implements PerClientRetryListener {
                 this.successes.increment();
                 return;
             }
-            FailureTags tags = new FailureTags(RetryTags.outcome(event), RetryTags.error(failure));
-            this.failures.computeIfAbsent(tags, (key) -> attemptCounter(key.outcome, key.error)).increment();
+            AttemptTags tags = new AttemptTags(RetryTags.outcome(event), RetryTags.error(failure));
+            this.failures.computeIfAbsent(tags, this::attemptCounter).increment();
         }
 
-        private Tally attemptCounter(String outcome, String error) {
-            return PerThreadCounters.register(this.registry, ATTEMPTS, "Attempts made by a retrying inference client",
-                    Tags.of("client", this.client, "operation", this.operation, "outcome", outcome, "error", error));
+        void retryScheduled(Duration delay) {
+            this.backoff.record(delay);
+        }
+
+        void exhausted(ExhaustedException exception) {
+            this.exhausted.increment();
+            if (exception instanceof RetryBudgetExhaustedException) {
+                budgetRefused(this.registry, this.client, this.operation).increment();
+            }
+        }
+
+        private Counter attemptCounter(AttemptTags tags) {
+            return Counter.builder(ATTEMPTS)
+                .description("Attempts made by a retrying inference client")
+                .tag("client", this.client)
+                .tag("operation", RetryTags.operation(this.operation))
+                .tag("outcome", tags.outcome())
+                .tag("error", tags.error())
+                .register(this.registry);
         }
     }
 }

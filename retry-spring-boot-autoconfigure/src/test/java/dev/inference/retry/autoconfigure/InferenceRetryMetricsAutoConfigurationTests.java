@@ -16,6 +16,7 @@ import dev.inference.retry.RetryClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -114,8 +115,7 @@ class InferenceRetryMetricsAutoConfigurationTests {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             assertThat(RetryMeters.attempts(registry, "openai", "invoke", outcome, error)).isEqualTo(1);
             assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(retryable ? 1 : 0);
-            assertThat(RetryMeters.allAttempts(registry))
-                .isEqualTo(retryable ? 2 : 1);
+            assertThat(RetryMeters.allAttempts(registry)).isEqualTo(retryable ? 2 : 1);
         });
     }
 
@@ -161,8 +161,25 @@ class InferenceRetryMetricsAutoConfigurationTests {
             assertThat(RetryMeters.attempts(registry, "local", "invoke", "retryable_failure", "network")).isEqualTo(1);
             assertThat(RetryMeters.attempts(registry, "local", "invoke", "success", "none")).isEqualTo(1);
             assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
-            assertThat(registry.get(MeterRetryListener.ATTEMPTS).tag("client", "openai").meters()).hasSize(2);
+            assertThat(registry.get(MeterRetryListener.ATTEMPTS).tag("client", "openai").counters()).hasSize(2);
         });
+    }
+
+    @Test
+    void countsAttemptsInCountersWhenTheRegistryBeanIsAComposite() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
+                    InferenceRetryMetricsAutoConfiguration.class))
+            .withUserConfiguration(VirtualTime.class, TestClients.OneClient.class)
+            .withBean(CompositeMeterRegistry.class, () -> new CompositeMeterRegistry().add(new SimpleMeterRegistry()))
+            .withPropertyValues(TestClients.POLICY)
+            .run((context) -> {
+                context.getBean(Script.class).failNext(new NetworkException("reset", null));
+                context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(RetryMeters.attempts(registry, "openai", "invoke", "retryable_failure", "network")).isEqualTo(1);
+                assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(1);
+            });
     }
 
     @Test
@@ -200,8 +217,7 @@ class InferenceRetryMetricsAutoConfigurationTests {
         this.runner.withUserConfiguration(OwnMeterListener.class).run((context) -> {
             context.getBean("openai", InferenceClient.class).invoke(REQUEST);
             MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(RetryMeters.allAttempts(registry))
-                .isEqualTo(1);
+            assertThat(RetryMeters.allAttempts(registry)).isEqualTo(1);
             assertThat(context).getBeans(MeterRetryListener.class).containsOnlyKeys("ownMeterListener");
         });
     }

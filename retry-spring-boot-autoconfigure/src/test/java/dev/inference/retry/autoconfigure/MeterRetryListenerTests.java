@@ -11,8 +11,8 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryListener;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -22,8 +22,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class MeterRetryListenerTests {
 
@@ -86,8 +90,8 @@ class MeterRetryListenerTests {
             listener.attemptFinished(new AttemptEvent("openai", Operation.INVOKE, attempt,
                     new HttpStatusException(429, "slow down", null), true));
         }
-        Collection<Meter> counters = registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure")
-            .meters();
+        Collection<Counter> counters = registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure")
+            .counters();
         assertThat(counters).hasSize(1);
         assertThat(RetryMeters.count(counters)).isEqualTo(3);
     }
@@ -121,7 +125,7 @@ class MeterRetryListenerTests {
             RetryListener one = all.forClient("openai");
             one.attemptFinished(succeeded("openai", Operation.INVOKE));
             all.attemptFinished(succeeded("openai", Operation.INVOKE));
-            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "success").meters()).hasSize(2);
+            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "success").counters()).hasSize(2);
             assertThat(RetryMeters.attempts(registry, "openai", "invoke", "success", "none")).isEqualTo(2);
         }
 
@@ -221,7 +225,7 @@ class MeterRetryListenerTests {
                     one.attemptFinished(failure);
                 }
             });
-            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure").meters())
+            assertThat(registry.find(MeterRetryListener.ATTEMPTS).tag("outcome", "retryable_failure").counters())
                 .hasSize(1);
             assertThat(RetryMeters.attempts(registry, "openai", "invoke", "retryable_failure", "http_503"))
                 .isEqualTo(THREADS * EVENTS);
@@ -261,17 +265,44 @@ class MeterRetryListenerTests {
     }
 
     @Nested
+    class AsCounters {
+
+        static Stream<Named<MeterRegistry>> registries() {
+            return Stream.of(Named.of("a SimpleMeterRegistry", new SimpleMeterRegistry()),
+                    Named.of("a CompositeMeterRegistry holding one",
+                            new CompositeMeterRegistry().add(new SimpleMeterRegistry())));
+        }
+
+        @ParameterizedTest(name = "in {0}")
+        @MethodSource("registries")
+        void findsEverySeriesOfTheAttemptsAsACounter(MeterRegistry registry) {
+            RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
+            one.attemptFinished(succeeded("openai", Operation.INVOKE));
+            one.attemptFinished(succeeded("openai", Operation.STREAM));
+            one.attemptFinished(failed("openai", 1));
+            one.attemptFinished(new AttemptEvent("openai", Operation.STREAM, 1, new IllegalStateException("bug"), false));
+            one.attemptFinished(new AttemptEvent("openai", Operation.INVOKE, 2, new CancellationException("gone"), false));
+            List<List<String>> series = List.of(List.of("invoke", "success", "none"),
+                    List.of("stream", "success", "none"), List.of("invoke", "retryable_failure", "http_503"),
+                    List.of("stream", "failure", "IllegalStateException"), List.of("invoke", "failure", "cancelled"));
+            assertThat(series).allSatisfy((tags) -> assertThat(
+                    RetryMeters.attempts(registry, "openai", tags.get(0), tags.get(1), tags.get(2))).isEqualTo(1));
+            assertThat(registry.find(MeterRetryListener.ATTEMPTS).meters()).hasSameSizeAs(series)
+                .allSatisfy((meter) -> assertThat(meter).isInstanceOf(Counter.class));
+        }
+    }
+
+    @Nested
     class AsMeters {
 
         @Test
-        void registersEachAttemptCounterAsAFunctionCounterOfTypeCounter() {
+        void describesTheAttemptCounters() {
             new MeterRetryListener(registry, List.of("openai"));
-            Meter success = registry.get(MeterRetryListener.ATTEMPTS).tags("client", "openai", "operation", "invoke")
-                .meter();
-            assertThat(success).isInstanceOf(FunctionCounter.class);
-            assertThat(success.getId().getType()).isEqualTo(Meter.Type.COUNTER);
-            assertThat(success.getId().getDescription()).isEqualTo("Attempts made by a retrying inference client");
-            assertThat(success.getId().getBaseUnit()).isNull();
+            Meter.Id success = registry.get(MeterRetryListener.ATTEMPTS).tags("client", "openai", "operation", "invoke")
+                .counter()
+                .getId();
+            assertThat(success.getDescription()).isEqualTo("Attempts made by a retrying inference client");
+            assertThat(success.getBaseUnit()).isNull();
         }
 
         @Test
@@ -281,9 +312,9 @@ class MeterRetryListenerTests {
             RetryListener second = new MeterRetryListener(registry, List.of()).forClient("second");
             succeed(first, "first", 2);
             succeed(second, "second", 3);
-            Collection<Meter> successes = registry.find(MeterRetryListener.ATTEMPTS)
+            Collection<Counter> successes = registry.find(MeterRetryListener.ATTEMPTS)
                 .tags("operation", "invoke", "outcome", "success")
-                .meters();
+                .counters();
             assertThat(successes).hasSize(1);
             assertThat(RetryMeters.count(successes)).isEqualTo(5);
         }
@@ -294,7 +325,7 @@ class MeterRetryListenerTests {
             RetryListener one = new MeterRetryListener(registry, List.of()).forClient("openai");
             succeed(one, "openai", 2);
             one.attemptFinished(failed("openai", 1));
-            Collection<Meter> attempts = registry.find(MeterRetryListener.ATTEMPTS).tag("operation", "invoke").meters();
+            Collection<Counter> attempts = registry.find(MeterRetryListener.ATTEMPTS).tag("operation", "invoke").counters();
             assertThat(attempts).hasSize(1);
             assertThat(RetryMeters.count(attempts)).isEqualTo(3);
         }
@@ -350,17 +381,9 @@ class MeterRetryListenerTests {
             succeed(new MeterRetryListener(this.composite, List.of()).forClient("second"), "second", 3);
             assertThat(RetryMeters.count(this.merging.find(MeterRetryListener.ATTEMPTS)
                 .tags("operation", "invoke", "outcome", "success")
-                .meters())).isEqualTo(5);
+                .counters())).isEqualTo(5);
             assertThat(RetryMeters.attempts(this.separate, "first", "invoke", "success", "none")).isEqualTo(2);
             assertThat(RetryMeters.attempts(this.separate, "second", "invoke", "success", "none")).isEqualTo(3);
-        }
-
-        @Test
-        void registersTheAttemptCountersAsTheRegistrysOwnCounters() {
-            new MeterRetryListener(this.composite, List.of("openai"));
-            assertThat(this.composite.get(MeterRetryListener.ATTEMPTS).tags("client", "openai").meters())
-                .hasSize(2)
-                .allSatisfy((meter) -> assertThat(meter).isInstanceOf(Counter.class));
         }
     }
 
