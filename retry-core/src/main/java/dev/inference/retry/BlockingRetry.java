@@ -54,34 +54,21 @@ public final class BlockingRetry {
 
     private final Sleeper sleeper;
 
-    private BlockingRetry(Retrier retrier, Sleeper sleeper) {
+    private BlockingRetry(Retrier retrier) {
         this.retrier = retrier;
-        this.sleeper = sleeper;
+        this.sleeper = retrier.sleeper();
     }
 
     /**
-     * Creates the loop of a retrier that waits in real time.
+     * Creates the loop of a retrier, which waits with the retrier's
+     * {@linkplain Retrier.Builder#sleeper sleeper}.
      *
-     * @param retrier the decisions, listeners and shutdown signal
-     * @return the loop, waiting with {@link Sleeper#system()}
+     * @param retrier the decisions, listeners, shutdown signal and sleeper
+     * @return the loop
      * @throws NullPointerException if {@code retrier} is {@code null}
      */
     public static BlockingRetry of(Retrier retrier) {
-        return of(retrier, Sleeper.system());
-    }
-
-    /**
-     * Creates the loop of a retrier that waits with a sleeper of its own, such as one that advances a
-     * virtual clock.
-     *
-     * @param retrier the decisions, listeners and shutdown signal
-     * @param sleeper how the waits are waited out
-     * @return the loop
-     * @throws NullPointerException if an argument is {@code null}
-     */
-    public static BlockingRetry of(Retrier retrier, Sleeper sleeper) {
-        return new BlockingRetry(Objects.requireNonNull(retrier, "retrier must not be null"),
-                Objects.requireNonNull(sleeper, "sleeper must not be null"));
+        return new BlockingRetry(Objects.requireNonNull(retrier, "retrier must not be null"));
     }
 
     /**

@@ -58,10 +58,10 @@ public final class RetryClient implements InferenceClient {
     /** Makes the attempts after a first one that failed, or all of them when a call needs that. */
     private final BlockingRetry blocking;
 
-    private RetryClient(Builder builder) {
-        this.inner = builder.inner;
-        this.retrier = builder.retrier.build();
-        this.blocking = BlockingRetry.of(this.retrier, builder.sleeper);
+    private RetryClient(InferenceClient inner, Retrier retrier) {
+        this.inner = inner;
+        this.retrier = retrier;
+        this.blocking = BlockingRetry.of(retrier);
     }
 
     /**
@@ -77,7 +77,9 @@ public final class RetryClient implements InferenceClient {
     }
 
     /**
-     * Starts building a client.
+     * Starts building a client with its name, listeners and jitter. For every other setting (the
+     * sleeper, a retry budget, a cool-down store, an observer, a shutdown signal), build a
+     * {@link Retrier} and use {@link #of}.
      *
      * @param inner the client to retry
      * @param policy the retry policy, valid by construction
@@ -86,6 +88,20 @@ public final class RetryClient implements InferenceClient {
      */
     public static Builder builder(InferenceClient inner, Policy policy) {
         return new Builder(inner, policy);
+    }
+
+    /**
+     * Creates a client that retries with the decisions of a retrier, and waits with its
+     * {@linkplain Retrier.Builder#sleeper sleeper}.
+     *
+     * @param inner the client to retry
+     * @param retrier the retry decisions and every setting of them
+     * @return the retrying client, whose {@link #retrier()} is {@code retrier}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static RetryClient of(InferenceClient inner, Retrier retrier) {
+        return new RetryClient(Objects.requireNonNull(inner, "inner must not be null"),
+                Objects.requireNonNull(retrier, "retrier must not be null"));
     }
 
     /**
@@ -298,16 +314,16 @@ public final class RetryClient implements InferenceClient {
     }
 
     /**
-     * Builds a {@link RetryClient}. Not thread-safe; the built client keeps no reference to the
-     * builder.
+     * Builds a {@link RetryClient}: a shorthand for the settings most clients need (name, listeners,
+     * jitter), each handed to a {@link Retrier.Builder}. Every other setting is made on a
+     * {@link Retrier.Builder} itself, and the client with {@link RetryClient#of}. Not thread-safe;
+     * the built client keeps no reference to the builder.
      */
     public static final class Builder {
 
         private final InferenceClient inner;
 
         private final Retrier.Builder retrier;
-
-        private Sleeper sleeper = Sleeper.system();
 
         private Builder(InferenceClient inner, Policy policy) {
             this.inner = Objects.requireNonNull(inner, "inner must not be null");
@@ -356,80 +372,13 @@ public final class RetryClient implements InferenceClient {
         }
 
         /**
-         * Sets the signal that ends every wait at once and refuses every later retry when the
-         * application shuts down; see {@link ShutdownSignal}. By default there is none.
-         *
-         * @param shutdownSignal the signal, usually shared by every client of the application
-         * @return this builder
-         * @throws NullPointerException if {@code shutdownSignal} is {@code null}
-         */
-        public Builder shutdownSignal(ShutdownSignal shutdownSignal) {
-            this.retrier.shutdownSignal(shutdownSignal);
-            return this;
-        }
-
-        /**
-         * Sets the retry budget that this client's calls share; see {@link RetryBudget}. By default
-         * there is none.
-         *
-         * @param budget the budget; give each client its own
-         * @return this builder
-         * @throws NullPointerException if {@code budget} is {@code null}
-         */
-        public Builder budget(RetryBudget budget) {
-            this.retrier.budget(budget);
-            return this;
-        }
-
-        /**
-         * Shares the cool-downs that providers ask for through a store; see {@link CooldownStore}
-         * and {@link Retrier.Builder#cooldown}. By default there is none.
-         *
-         * @param store where the cool-downs are kept
-         * @param key the provider account this client calls, or {@code null} for its name
-         * @return this builder
-         * @throws NullPointerException if {@code store} is {@code null}
-         * @throws IllegalArgumentException if {@code key} is blank
-         */
-        public Builder cooldown(CooldownStore store, @Nullable String key) {
-            this.retrier.cooldown(store, key);
-            return this;
-        }
-
-        /**
-         * Sets the observer that surrounds each attempt with an observation of its own, such as a
-         * trace span; see {@link AttemptObserver}. By default there is none.
-         *
-         * @param observer the observer
-         * @return this builder
-         * @throws NullPointerException if {@code observer} is {@code null}
-         */
-        public Builder observer(AttemptObserver observer) {
-            this.retrier.observer(observer);
-            return this;
-        }
-
-        /**
-         * Sets how backoff delays are waited out; by default {@link Sleeper#system()}, which really
-         * waits. Tests pass a sleeper that advances a virtual clock.
-         *
-         * @param sleeper the sleeper
-         * @return this builder
-         * @throws NullPointerException if {@code sleeper} is {@code null}
-         */
-        public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
-            return this;
-        }
-
-        /**
          * Builds the client. The builder's listeners are copied, so adding more afterwards does not
          * change the built client.
          *
          * @return a new client
          */
         public RetryClient build() {
-            return new RetryClient(this);
+            return of(this.inner, this.retrier.build());
         }
     }
 }
