@@ -15,39 +15,19 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An {@link InferenceClient} that retries transient failures of another client.
+ * An {@link InferenceClient} that retries transient failures of another client, with the decisions of
+ * its {@link Retrier} in the order {@link RetryExecution} gives, waiting with the retrier's
+ * {@linkplain Retrier.Builder#sleeper sleeper} (through a {@link BlockingRetry}).
  *
- * <p>For attempt 1, 2, ... up to the policy's {@code maxAttempts}, a call:
- * <ol>
- * <li>fails with the context's {@linkplain CallContext#failure() failure} if the context is done,
- * without another attempt;</li>
- * <li>calls the inner client with the <em>same</em> request and context objects, and on success
- * returns the result stamped with the number of attempts;</li>
- * <li>rethrows a failure that is not {@linkplain Classification retryable} as it is; throws an
- * {@link ExhaustedException} whose cause is the failure when it was the last attempt allowed; or else
- * waits the {@link Backoff} delay, which honours the provider's {@code Retry-After}.</li>
- * </ol>
- * The wait ends early when the context is cancelled ({@link CancellationException}), its deadline
- * passes ({@link DeadlineExceededException}; when the deadline falls inside the wait the call fails
- * at once instead of sleeping) or the thread is interrupted ({@link CancellationException}, with the
- * interrupt status restored) or its {@link ShutdownSignal} fires
- * ({@link dev.inference.failure.ShutdownException}; no retry starts after that). The failure that
- * caused the wait is attached as suppressed to whatever ends the call this way.
+ * <p>Every attempt gets the <em>same</em> request and context objects; a success is stamped with the
+ * number of attempts made. A stream is retried only while it is being established: once the inner
+ * client has returned a reader, failures surface from that reader and are final. The client never
+ * changes the request, never refreshes credentials (the context's
+ * {@link dev.inference.client.Authorizer} does, once per attempt) and never catches an {@link Error}.
  *
- * <p>A stream is retried only while it is being established: once the inner client has returned a
- * reader, failures surface from that reader and are final. A reader carried by a
- * {@link HalfOpenStreamException} is closed before the next attempt and before giving up, and its
- * cause, never the wrapper, is classified, reported and thrown.
- *
- * <p>The client never changes the request, never refreshes credentials (the context's
- * {@link dev.inference.client.Authorizer} does, once per attempt), never catches an {@link Error}
- * and never retries an {@link ExhaustedException}, so nested decorators do not multiply attempts.
- * Instances are immutable and thread-safe; all state of a call lives in that call.
- *
- * <p>The decisions are not this class's: it makes the first attempt, and the {@link BlockingRetry} of
- * its {@link #retrier()} makes the next ones and waits with its {@link Sleeper}, a
- * {@link RetryExecution} deciding after each failure, as it does for any other caller of the same
- * retrier.
+ * <p>Trap: an {@link ExhaustedException} from an inner client is never retried, so nested decorators
+ * do not multiply attempts; the outer one rethrows it as it is. Immutable and thread-safe; all state
+ * of a call lives in that call.
  */
 public final class RetryClient implements InferenceClient {
 
