@@ -3,10 +3,10 @@ package dev.inference.benchmarks;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.function.CheckedPredicate;
-import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceResponse;
 import dev.inference.retry.Classification;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.Sleeper;
 import io.github.resilience4j.retry.Retry;
@@ -44,15 +44,14 @@ final class Retriers {
     }
 
     /**
-     * Starts a {@link RetryClient} named {@code "bench"} with the {@linkplain #minimalPolicy minimal
-     * policy} that never waits.
+     * Starts the retrier of a {@link RetryClient} named {@code "bench"} with the
+     * {@linkplain #minimalPolicy minimal policy} that never waits.
      *
-     * @param inner the client to retry
      * @param maxAttempts the attempts allowed in all
-     * @return the builder, to which a benchmark may add a listener
+     * @return the builder, to which a benchmark may add a listener or a budget
      */
-    static RetryClient.Builder retryClient(InferenceClient inner, int maxAttempts) {
-        return RetryClient.builder(inner, minimalPolicy(maxAttempts)).name("bench").sleeper(NO_WAIT);
+    static Retrier.Builder retrier(int maxAttempts) {
+        return Retrier.builder(minimalPolicy(maxAttempts)).name("bench").sleeper(NO_WAIT);
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.retry.RetryClient;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.internal.RetryImpl;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ public class RetryPathBenchmark {
         public void setUp() {
             int maxAttempts = this.failures + 1;
             this.inner = new FlakyClient(this.failures, InferenceResponse.of("Hi"));
-            this.retryClient = Retriers.retryClient(this.inner, maxAttempts).build();
+            this.retryClient = RetryClient.of(this.inner, Retriers.retrier(maxAttempts).build());
             this.resilience4j = Retriers.resilience4j(maxAttempts);
             this.springFramework = Retriers.springFramework(maxAttempts);
             this.failsafe = Retriers.failsafe(maxAttempts);

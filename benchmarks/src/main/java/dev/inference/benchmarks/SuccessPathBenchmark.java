@@ -99,13 +99,13 @@ public class SuccessPathBenchmark {
     @Setup
     public void setUp() {
         this.inner = new FixedResponseClient(InferenceResponse.of("Hi"));
-        this.retryClient = Retriers.retryClient(this.inner, MAX_ATTEMPTS).build();
-        this.retryClientWithMetrics = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
+        this.retryClient = RetryClient.of(this.inner, Retriers.retrier(MAX_ATTEMPTS).build());
+        this.retryClientWithMetrics = RetryClient.of(this.inner, Retriers.retrier(MAX_ATTEMPTS)
                 .listener(new MeterRetryListener(new SimpleMeterRegistry(), List.of("bench")))
-                .build();
-        this.retryClientWithBudget = Retriers.retryClient(this.inner, MAX_ATTEMPTS)
+                .build());
+        this.retryClientWithBudget = RetryClient.of(this.inner, Retriers.retrier(MAX_ATTEMPTS)
                 .budget(RetryBudget.of(10, new BigDecimal("0.1")))
-                .build();
+                .build());
         this.successMeter = new MeterRetryListener(new SimpleMeterRegistry(), List.of()).forClient(StarterContext.CLIENT);
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
         this.springFramework = Retriers.springFramework(MAX_ATTEMPTS);

@@ -12,18 +12,25 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Parses the delays that providers send with a 429 or 503, for transports that build
- * {@link HttpStatusException}s.
+ * {@link HttpStatusException}s: {@link #fromHeaders} reads a response's headers as the providers
+ * mean them, {@link #parse} and {@link #parseMillis} one header's value.
  *
- * <p>Both parsers are total: garbage, zero, negative values and dates in the past give an empty
- * result, and enormous values saturate to the largest {@link Duration}; neither ever throws for any
+ * <p>All three are total: garbage, zero, negative values and dates in the past give an empty
+ * result, and enormous values saturate to the largest {@link Duration}; none ever throws for any
  * header value. Capping the delay to something sensible is the retry schedule's job, not the
  * parser's.
  */
 public final class RetryAfter {
+
+    /** The header in which OpenAI and Anthropic give their wait in milliseconds, read first. */
+    private static final String MILLIS_HEADER = "retry-after-ms";
+
+    private static final String HEADER = "Retry-After";
 
     /** The largest whole number of seconds a {@link Duration} holds. */
     private static final Duration SATURATED = Duration.ofSeconds(Long.MAX_VALUE);
@@ -38,6 +45,26 @@ public final class RetryAfter {
                     .appendPattern(" HH:mm:ss yyyy").toFormatter(Locale.US).withZone(ZoneOffset.UTC));
 
     private RetryAfter() {
+    }
+
+    /**
+     * Reads the delay a provider asked for from a response's headers: {@code retry-after-ms} first
+     * (as {@link #parseMillis} parses it), then {@code Retry-After} (as {@link #parse} does). A
+     * header that is absent, or whose value gives no delay (garbage, zero, negative, a past date),
+     * is passed over for the next.
+     *
+     * @param firstHeaderValue gives the first value of the response's header of a name, or
+     *     {@code null} when the response has none; HTTP header names are case-insensitive, so it
+     *     should look them up that way (as {@code java.net.http.HttpHeaders#firstValue} does)
+     * @param clock the clock that says what "now" is for an HTTP-date
+     * @return the positive delay, or empty when neither header gives one
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static Optional<Duration> fromHeaders(Function<String, @Nullable String> firstHeaderValue, Clock clock) {
+        Objects.requireNonNull(firstHeaderValue, "firstHeaderValue must not be null");
+        Objects.requireNonNull(clock, "clock must not be null");
+        Optional<Duration> millis = parseMillis(firstHeaderValue.apply(MILLIS_HEADER));
+        return millis.isPresent() ? millis : parse(firstHeaderValue.apply(HEADER), clock);
     }
 
     /**

@@ -11,42 +11,20 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The blocking retry loop: makes the attempts of a call on the calling thread and waits between them
- * by blocking that thread, following the decisions of a {@link RetryExecution} of its {@link Retrier}.
- * What an attempt is, and what differs between callers (how a failure is typed, a failure handed back
- * as a result, what the call returns), is the caller's, given as {@link Attempts}.
+ * by blocking it, in the order {@link RetryExecution} gives. What an attempt is, and what differs
+ * between callers (how a failure is typed, a failure handed back as a result, what the call
+ * returns), is the caller's, given as {@link Attempts}.
  *
- * <p>A call, once its context is checked, goes:
- * <ol>
- * <li>attempt 1 is made at once, with no {@link RetryExecution} made for it, unless the retrier
- * {@linkplain Retrier#needsExecutionFromFirstAttempt() needs one from the first attempt} (an
- * {@link AttemptObserver}, or a cool-down in force);</li>
- * <li>an attempt that returns a result {@linkplain Attempts#succeeded succeeds}; one that throws a
- * {@link RuntimeException} fails, and the execution decides about its
- * {@linkplain Attempts#failureOf typed failure}: give up (the call throws what
- * {@link Attempts#thrownFor} makes of the decision's exception) or retry after a delay;</li>
- * <li>the delay is waited, then every wait for a cool-down of the provider account that the execution
- * asks for, and the next attempt is made; and so on.</li>
- * </ol>
- * An attempt that returns a result standing for a permanent failure (see
- * {@link Attempts#handedBackFailureOf}) ends the call too: the listeners hear of the failure, and the
- * call returns the result. An {@link Error}, or a checked exception, thrown by an attempt ends the call
- * as it is: the listeners hear nothing of it, and the attempt's observation, if any, is ended as
- * {@linkplain RetryExecution#abandoned abandoned}.
+ * <p>Waits block with the retrier's {@linkplain Retrier.Builder#sleeper sleeper}; an interrupt ends
+ * the call with a {@link CancellationException} and restores the thread's interrupt status. An
+ * {@link Error}, or a checked exception, thrown by an attempt ends the call as it is: the listeners
+ * hear nothing of it, and its observation is ended as {@linkplain RetryExecution#abandoned abandoned}.
+ * Attempt 1 is made without a {@link RetryExecution} unless the retrier
+ * {@linkplain Retrier#needsExecutionFromFirstAttempt() needs one}.
  *
- * <p>Waits block the calling thread with the {@link Sleeper}. With {@link Sleeper#system()} and a
- * retrier that has a {@link ShutdownSignal}, the wait is the signal's
- * {@linkplain ShutdownSignal#await await}, which the shutdown also wakes; with a sleeper of its own,
- * the call sees the shutdown when the sleeper returns. A wait ends early when the context is done or
- * the application shuts down (the call then fails as {@link RetryExecution#beginNextAttempt()} and
- * {@link RetryExecution#endCooldownWait()} say), or when the thread is interrupted: the call then
- * fails with the {@link CancellationException} of {@link RetryExecution#interrupted}, the failure that
- * caused the wait suppressed, and the thread's interrupt status is restored. No attempt is made after
- * any of these.
- *
- * <p>The retrier's listeners and observer hear everything from the calling thread, exactly as the
- * execution tells them: every attempt, every scheduled wait, every exhaustion and every delay for a
- * cool-down; the retry budget and the cool-downs work as for any caller of the retrier. Immutable and
- * thread-safe; every call's state lives in that call.
+ * <p>Trap: the {@link ShutdownSignal} wakes a wait at once only with {@link Sleeper#system()}; with a
+ * sleeper of its own, the call sees the shutdown when the sleeper returns. Immutable and thread-safe;
+ * every call's state lives in that call.
  */
 public final class BlockingRetry {
 
@@ -54,34 +32,21 @@ public final class BlockingRetry {
 
     private final Sleeper sleeper;
 
-    private BlockingRetry(Retrier retrier, Sleeper sleeper) {
+    private BlockingRetry(Retrier retrier) {
         this.retrier = retrier;
-        this.sleeper = sleeper;
+        this.sleeper = retrier.sleeper();
     }
 
     /**
-     * Creates the loop of a retrier that waits in real time.
+     * Creates the loop of a retrier, which waits with the retrier's
+     * {@linkplain Retrier.Builder#sleeper sleeper}.
      *
-     * @param retrier the decisions, listeners and shutdown signal
-     * @return the loop, waiting with {@link Sleeper#system()}
+     * @param retrier the decisions, listeners, shutdown signal and sleeper
+     * @return the loop
      * @throws NullPointerException if {@code retrier} is {@code null}
      */
     public static BlockingRetry of(Retrier retrier) {
-        return of(retrier, Sleeper.system());
-    }
-
-    /**
-     * Creates the loop of a retrier that waits with a sleeper of its own, such as one that advances a
-     * virtual clock.
-     *
-     * @param retrier the decisions, listeners and shutdown signal
-     * @param sleeper how the waits are waited out
-     * @return the loop
-     * @throws NullPointerException if an argument is {@code null}
-     */
-    public static BlockingRetry of(Retrier retrier, Sleeper sleeper) {
-        return new BlockingRetry(Objects.requireNonNull(retrier, "retrier must not be null"),
-                Objects.requireNonNull(sleeper, "sleeper must not be null"));
+        return new BlockingRetry(Objects.requireNonNull(retrier, "retrier must not be null"));
     }
 
     /**

@@ -12,14 +12,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The retry decisions that every call of one client shares: its policy, its name, its listeners,
- * its shutdown signal, its retry budget, its cool-down store and the steps an execution consults
- * (the classification of a failure, the backoff schedule).
+ * its shutdown signal, its retry budget, its cool-down store, the steps an execution consults
+ * (the classification of a failure, the backoff schedule) and the {@link Sleeper} of a caller that
+ * blocks. Its {@link Builder} is where every retry setting is made; {@link RetryClient#of} and
+ * {@link BlockingRetry#of} take the built retrier.
  *
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
  * up with this exception" or "retry after this delay". The caller makes the attempts and waits the
- * delays its own way: {@link RetryClient} blocks its thread, a non-blocking caller schedules the
- * next attempt on a timer. Both get exactly the same decisions and listener events.
+ * delays its own way: {@link RetryClient} blocks its thread with the retrier's sleeper, a
+ * non-blocking caller schedules the next attempt on a timer and ignores the sleeper. Both get
+ * exactly the same decisions and listener events.
  *
  * <p>Immutable and thread-safe.
  */
@@ -52,6 +55,8 @@ public final class Retrier {
 
     private final @Nullable AttemptObserver observer;
 
+    private final Sleeper sleeper;
+
     private final String cooldownKey;
 
     /** The events of a first attempt that succeeded, one per operation: the same for every call. */
@@ -71,6 +76,7 @@ public final class Retrier {
         this.budget = builder.budget;
         this.cooldownStore = builder.cooldownStore;
         this.observer = builder.observer;
+        this.sleeper = builder.sleeper;
         this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
@@ -80,7 +86,7 @@ public final class Retrier {
      * Starts building a retrier.
      *
      * @param policy the retry policy, valid by construction
-     * @return a builder with the name {@code "default"}, no listener and random jitter
+     * @return a builder with the name {@code "default"}, no listener, random jitter and real waits
      * @throws NullPointerException if {@code policy} is {@code null}
      */
     public static Builder builder(Policy policy) {
@@ -175,6 +181,11 @@ public final class Retrier {
      */
     public String cooldownKey() {
         return this.cooldownKey;
+    }
+
+    /** How a caller that blocks its thread ({@link BlockingRetry}) waits out the delays. */
+    Sleeper sleeper() {
+        return this.sleeper;
     }
 
     /**
@@ -291,6 +302,8 @@ public final class Retrier {
 
         private @Nullable AttemptObserver observer;
 
+        private Sleeper sleeper = Sleeper.system();
+
         private @Nullable String cooldownKey;
 
         private Builder(Policy policy) {
@@ -399,6 +412,22 @@ public final class Retrier {
          */
         public Builder observer(AttemptObserver observer) {
             this.observer = Objects.requireNonNull(observer, "observer must not be null");
+            return this;
+        }
+
+        /**
+         * Sets how a caller that blocks its thread ({@link RetryClient}, {@link BlockingRetry}) waits
+         * out the delays, backoff and cool-down alike. A caller that schedules its waits on a timer
+         * (a non-blocking one) ignores it. By default {@link Sleeper#system()}, which really waits and
+         * which the {@linkplain #shutdownSignal shutdown signal} wakes; tests pass one that advances a
+         * virtual clock.
+         *
+         * @param sleeper the sleeper
+         * @return this builder
+         * @throws NullPointerException if {@code sleeper} is {@code null}
+         */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
             return this;
         }
 

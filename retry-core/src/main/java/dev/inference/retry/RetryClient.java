@@ -15,39 +15,19 @@ import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An {@link InferenceClient} that retries transient failures of another client.
+ * An {@link InferenceClient} that retries transient failures of another client, with the decisions of
+ * its {@link Retrier} in the order {@link RetryExecution} gives, waiting with the retrier's
+ * {@linkplain Retrier.Builder#sleeper sleeper} (through a {@link BlockingRetry}).
  *
- * <p>For attempt 1, 2, ... up to the policy's {@code maxAttempts}, a call:
- * <ol>
- * <li>fails with the context's {@linkplain CallContext#failure() failure} if the context is done,
- * without another attempt;</li>
- * <li>calls the inner client with the <em>same</em> request and context objects, and on success
- * returns the result stamped with the number of attempts;</li>
- * <li>rethrows a failure that is not {@linkplain Classification retryable} as it is; throws an
- * {@link ExhaustedException} whose cause is the failure when it was the last attempt allowed; or else
- * waits the {@link Backoff} delay, which honours the provider's {@code Retry-After}.</li>
- * </ol>
- * The wait ends early when the context is cancelled ({@link CancellationException}), its deadline
- * passes ({@link DeadlineExceededException}; when the deadline falls inside the wait the call fails
- * at once instead of sleeping) or the thread is interrupted ({@link CancellationException}, with the
- * interrupt status restored) or its {@link ShutdownSignal} fires
- * ({@link dev.inference.failure.ShutdownException}; no retry starts after that). The failure that
- * caused the wait is attached as suppressed to whatever ends the call this way.
+ * <p>Every attempt gets the <em>same</em> request and context objects; a success is stamped with the
+ * number of attempts made. A stream is retried only while it is being established: once the inner
+ * client has returned a reader, failures surface from that reader and are final. The client never
+ * changes the request, never refreshes credentials (the context's
+ * {@link dev.inference.client.Authorizer} does, once per attempt) and never catches an {@link Error}.
  *
- * <p>A stream is retried only while it is being established: once the inner client has returned a
- * reader, failures surface from that reader and are final. A reader carried by a
- * {@link HalfOpenStreamException} is closed before the next attempt and before giving up, and its
- * cause, never the wrapper, is classified, reported and thrown.
- *
- * <p>The client never changes the request, never refreshes credentials (the context's
- * {@link dev.inference.client.Authorizer} does, once per attempt), never catches an {@link Error}
- * and never retries an {@link ExhaustedException}, so nested decorators do not multiply attempts.
- * Instances are immutable and thread-safe; all state of a call lives in that call.
- *
- * <p>The decisions are not this class's: it makes the first attempt, and the {@link BlockingRetry} of
- * its {@link #retrier()} makes the next ones and waits with its {@link Sleeper}, a
- * {@link RetryExecution} deciding after each failure, as it does for any other caller of the same
- * retrier.
+ * <p>Trap: an {@link ExhaustedException} from an inner client is never retried, so nested decorators
+ * do not multiply attempts; the outer one rethrows it as it is. Immutable and thread-safe; all state
+ * of a call lives in that call.
  */
 public final class RetryClient implements InferenceClient {
 
@@ -58,10 +38,10 @@ public final class RetryClient implements InferenceClient {
     /** Makes the attempts after a first one that failed, or all of them when a call needs that. */
     private final BlockingRetry blocking;
 
-    private RetryClient(Builder builder) {
-        this.inner = builder.inner;
-        this.retrier = builder.retrier.build();
-        this.blocking = BlockingRetry.of(this.retrier, builder.sleeper);
+    private RetryClient(InferenceClient inner, Retrier retrier) {
+        this.inner = inner;
+        this.retrier = retrier;
+        this.blocking = BlockingRetry.of(retrier);
     }
 
     /**
@@ -77,7 +57,9 @@ public final class RetryClient implements InferenceClient {
     }
 
     /**
-     * Starts building a client.
+     * Starts building a client with its name, listeners and jitter. For every other setting (the
+     * sleeper, a retry budget, a cool-down store, an observer, a shutdown signal), build a
+     * {@link Retrier} and use {@link #of}.
      *
      * @param inner the client to retry
      * @param policy the retry policy, valid by construction
@@ -86,6 +68,20 @@ public final class RetryClient implements InferenceClient {
      */
     public static Builder builder(InferenceClient inner, Policy policy) {
         return new Builder(inner, policy);
+    }
+
+    /**
+     * Creates a client that retries with the decisions of a retrier, and waits with its
+     * {@linkplain Retrier.Builder#sleeper sleeper}.
+     *
+     * @param inner the client to retry
+     * @param retrier the retry decisions and every setting of them
+     * @return the retrying client, whose {@link #retrier()} is {@code retrier}
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static RetryClient of(InferenceClient inner, Retrier retrier) {
+        return new RetryClient(Objects.requireNonNull(inner, "inner must not be null"),
+                Objects.requireNonNull(retrier, "retrier must not be null"));
     }
 
     /**
@@ -298,16 +294,16 @@ public final class RetryClient implements InferenceClient {
     }
 
     /**
-     * Builds a {@link RetryClient}. Not thread-safe; the built client keeps no reference to the
-     * builder.
+     * Builds a {@link RetryClient}: a shorthand for the settings most clients need (name, listeners,
+     * jitter), each handed to a {@link Retrier.Builder}. Every other setting is made on a
+     * {@link Retrier.Builder} itself, and the client with {@link RetryClient#of}. Not thread-safe;
+     * the built client keeps no reference to the builder.
      */
     public static final class Builder {
 
         private final InferenceClient inner;
 
         private final Retrier.Builder retrier;
-
-        private Sleeper sleeper = Sleeper.system();
 
         private Builder(InferenceClient inner, Policy policy) {
             this.inner = Objects.requireNonNull(inner, "inner must not be null");
@@ -356,80 +352,13 @@ public final class RetryClient implements InferenceClient {
         }
 
         /**
-         * Sets the signal that ends every wait at once and refuses every later retry when the
-         * application shuts down; see {@link ShutdownSignal}. By default there is none.
-         *
-         * @param shutdownSignal the signal, usually shared by every client of the application
-         * @return this builder
-         * @throws NullPointerException if {@code shutdownSignal} is {@code null}
-         */
-        public Builder shutdownSignal(ShutdownSignal shutdownSignal) {
-            this.retrier.shutdownSignal(shutdownSignal);
-            return this;
-        }
-
-        /**
-         * Sets the retry budget that this client's calls share; see {@link RetryBudget}. By default
-         * there is none.
-         *
-         * @param budget the budget; give each client its own
-         * @return this builder
-         * @throws NullPointerException if {@code budget} is {@code null}
-         */
-        public Builder budget(RetryBudget budget) {
-            this.retrier.budget(budget);
-            return this;
-        }
-
-        /**
-         * Shares the cool-downs that providers ask for through a store; see {@link CooldownStore}
-         * and {@link Retrier.Builder#cooldown}. By default there is none.
-         *
-         * @param store where the cool-downs are kept
-         * @param key the provider account this client calls, or {@code null} for its name
-         * @return this builder
-         * @throws NullPointerException if {@code store} is {@code null}
-         * @throws IllegalArgumentException if {@code key} is blank
-         */
-        public Builder cooldown(CooldownStore store, @Nullable String key) {
-            this.retrier.cooldown(store, key);
-            return this;
-        }
-
-        /**
-         * Sets the observer that surrounds each attempt with an observation of its own, such as a
-         * trace span; see {@link AttemptObserver}. By default there is none.
-         *
-         * @param observer the observer
-         * @return this builder
-         * @throws NullPointerException if {@code observer} is {@code null}
-         */
-        public Builder observer(AttemptObserver observer) {
-            this.retrier.observer(observer);
-            return this;
-        }
-
-        /**
-         * Sets how backoff delays are waited out; by default {@link Sleeper#system()}, which really
-         * waits. Tests pass a sleeper that advances a virtual clock.
-         *
-         * @param sleeper the sleeper
-         * @return this builder
-         * @throws NullPointerException if {@code sleeper} is {@code null}
-         */
-        public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
-            return this;
-        }
-
-        /**
          * Builds the client. The builder's listeners are copied, so adding more afterwards does not
          * change the built client.
          *
          * @return a new client
          */
         public RetryClient build() {
-            return new RetryClient(this);
+            return of(this.inner, this.retrier.build());
         }
     }
 }

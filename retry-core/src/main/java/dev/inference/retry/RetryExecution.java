@@ -16,18 +16,16 @@ import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry decisions of one call: after each failed attempt, "give up with this exception" or
- * "retry after this delay".
- *
- * <p>Made by {@link Retrier#start}, at attempt 1. The caller makes the attempts and waits the delays
+ * The retry decisions of one call, made by {@link Retrier#start} at attempt 1; the one place where
+ * the order of those decisions is written down. The caller makes the attempts and waits the delays
  * its own way, and tells the execution what happened:
  * <pre>{@code
  * RetryExecution execution = retrier.start(Operation.INVOKE, context);
  * for (;;) {
  *     Duration cooldown = execution.cooldownBeforeAttempt();
  *     while (!cooldown.isZero()) {
- *         wait(cooldown);                // a provider asked every caller of its account to hold off
- *         execution.endCooldownWait();   // throws if the caller gave up during the wait
+ *         sleep(cooldown);               // a provider asked every caller of its account to hold off
+ *         execution.endCooldownWait();   // throws if the call ended during the wait
  *         cooldown = execution.cooldownBeforeAttempt();
  *     }
  *     try {
@@ -40,39 +38,40 @@ import org.jspecify.annotations.Nullable;
  *         if (!decision.isRetry()) {
  *             throw decision.failure();
  *         }
- *         wait(decision.delay());        // or schedule the next attempt on a timer
- *         execution.beginNextAttempt();  // throws if the caller gave up during the wait
+ *         sleep(decision.delay());       // or schedule the next attempt on a timer
+ *         execution.beginNextAttempt();  // throws if the call ended during the wait
  *     }
  * }
  * }</pre>
- * A caller whose retrier has no {@link CooldownStore} may skip the inner loop: it would always get
- * zero.
  *
- * <p>The decision after a failed attempt is taken in this order:
+ * <p>The order of a call's decisions, which every caller of a retrier follows (blocking or not):
  * <ol>
- * <li>a permanent failure ends the call with that failure as the attempt threw it;</li>
- * <li>a retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}
- * whose cause is the failure and whose suppressed exceptions are the earlier attempts' failures;</li>
- * <li>a {@linkplain RetryBudget retry budget} below half ends it with a
- * {@link RetryBudgetExhaustedException}, in the same form (the failure took its token first);</li>
- * <li>a {@linkplain ShutdownSignal shutdown} under way ends it with a {@link ShutdownException};</li>
- * <li>a context that is done ends it with the context's failure;</li>
- * <li>a deadline that would pass during the wait ends it at once with a
- * {@link DeadlineExceededException};</li>
+ * <li>a call whose context is already done fails with the context's failure, with no attempt;</li>
+ * <li>before every attempt, the first included, a {@linkplain CooldownStore cool-down} of the
+ * provider account is waited out; when the deadline would pass during it, the call fails at once
+ * with a {@link DeadlineExceededException};</li>
+ * <li>after a failed attempt: a permanent failure ends the call as the attempt threw it; a
+ * retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}; a
+ * {@linkplain RetryBudget retry budget} below half ends it with a
+ * {@link RetryBudgetExhaustedException} (the failure took its token first); a
+ * {@linkplain ShutdownSignal shutdown} under way with a {@link ShutdownException}; a context that is
+ * done with the context's failure; a deadline that would pass during the wait (until the later of
+ * the backoff's end and the cool-down's) at once with a {@link DeadlineExceededException};</li>
  * <li>otherwise the call retries after the {@link Backoff} delay, which honours the provider's
- * {@code Retry-After}.</li>
+ * {@code Retry-After};</li>
+ * <li>a wait, backoff or cool-down, that a shutdown, the context or an interrupt cuts short ends the
+ * call with a {@link ShutdownException}, the context's failure or a {@link CancellationException},
+ * with no further attempt.</li>
  * </ol>
- * When the call ends for any reason but the first three (or during the wait: an interrupt, a
- * cancellation, a shutdown), the failure that caused the wait is attached to the thrown exception as
- * suppressed. A reader carried by
- * a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
- * reported and thrown, and a failure to close it is attached as suppressed to whatever the call finally
- * throws.
+ * An exhaustion, by the policy or the budget, has the last failure as its cause and the earlier ones
+ * as suppressed; every other end but a permanent failure carries, as suppressed, the failure that
+ * caused the wait. A reader carried
+ * by a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
+ * reported and thrown, and a failure to close it is suppressed in whatever the call finally throws.
  *
- * <p>The listeners hear every attempt ({@code attemptFinished}), every wait before it starts
- * ({@code retryScheduled}, with the exact delay) and every exhaustion, in that order, from the thread
- * that calls the execution. Not thread-safe: one call, one caller at a time, except
- * {@link #abandoned(Throwable)}, which may be called from any thread at any time.
+ * <p>The listeners hear every attempt, every wait before it starts (with the exact delay) and every
+ * exhaustion, in that order, from the calling thread. Not thread-safe: one call, one caller at a time,
+ * except {@link #abandoned(Throwable)}, which any thread may call at any time.
  */
 public final class RetryExecution {
 

@@ -10,14 +10,13 @@ import java.util.concurrent.locks.LockSupport;
  * Tells retrying calls that the application is shutting down: every wait before a retry ends at
  * once, and no retry starts afterwards. Attempts already in flight are left to finish.
  *
- * <p>One signal is shared by the clients of an application ({@link RetryClient.Builder#shutdownSignal}
- * and {@link Retrier.Builder#shutdownSignal}). The Spring Boot auto-configuration fires it when the
- * application context begins to close; a plain Java application fires it from a shutdown hook, or
- * closes it:
+ * <p>One signal is shared by the clients of an application ({@link Retrier.Builder#shutdownSignal}).
+ * The Spring Boot auto-configuration fires it when the application context begins to close; a plain
+ * Java application fires it from a shutdown hook, or closes it:
  * <pre>{@code
  * ShutdownSignal shutdown = ShutdownSignal.create();
  * Runtime.getRuntime().addShutdownHook(new Thread(shutdown::shutDown));
- * InferenceClient client = RetryClient.builder(http, policy).shutdownSignal(shutdown).build();
+ * InferenceClient client = RetryClient.of(http, Retrier.builder(policy).shutdownSignal(shutdown).build());
  * }</pre>
  * A call ended this way fails with a {@link dev.inference.failure.ShutdownException}. Thread-safe;
  * firing is final and idempotent.

@@ -4,7 +4,9 @@ import dev.inference.client.CallContext;
 import java.time.Duration;
 
 /**
- * Waits out a backoff delay: the seam through which a {@link RetryClient} passes time.
+ * Waits out a backoff delay: the seam through which a caller that blocks its thread
+ * ({@link RetryClient}, {@link BlockingRetry}) passes time. Set on the {@link Retrier} with
+ * {@link Retrier.Builder#sleeper}; a caller that schedules its waits on a timer does not use it.
  *
  * <p>The {@linkplain #system() system sleeper} really waits; tests supply one that advances a
  * virtual clock or cancels the context instead, so that retry schedules run without sleeping.
@@ -25,9 +27,9 @@ public interface Sleeper {
     /**
      * Returns the sleeper that waits in real time, parking the thread (without holding a lock or
      * pinning a virtual thread) until the delay elapses or the context is cancelled or reaches its
-     * deadline. A client with a {@link ShutdownSignal} that waits with this sleeper also wakes at
-     * once when the signal fires; a client with a sleeper of its own sees the signal when that
-     * sleeper returns.
+     * deadline. A retrier with a {@link ShutdownSignal} that waits with this sleeper also wakes at
+     * once when the signal fires; one with a sleeper of its own sees the signal when that sleeper
+     * returns.
      *
      * @return the system sleeper, which delegates to {@link CallContext#await(Duration)}
      */

@@ -7,10 +7,20 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class RetryAfterTests {
@@ -151,5 +161,143 @@ class RetryAfterTests {
         void ignoresAnAbsentHeader() {
             assertThat(RetryAfter.parseMillis(null)).isEmpty();
         }
+    }
+
+    @Nested
+    class FromHeaders {
+
+        private final Map<String, String> headers = new HashMap<>();
+
+        /** The header names asked for, in order. */
+        private final List<String> asked = new ArrayList<>();
+
+        private Optional<Duration> read() {
+            return RetryAfter.fromHeaders((name) -> {
+                this.asked.add(name);
+                return this.headers.get(name);
+            }, CLOCK);
+        }
+
+        @Test
+        void prefersRetryAfterMsToRetryAfter() {
+            this.headers.put("retry-after-ms", "1500");
+            this.headers.put("Retry-After", "3");
+
+            assertThat(read()).contains(Duration.ofMillis(1500));
+        }
+
+        @Test
+        void asksForRetryAfterOnlyWhenRetryAfterMsGivesNoDelay() {
+            this.headers.put("retry-after-ms", "20");
+
+            read();
+
+            assertThat(this.asked).containsExactly("retry-after-ms");
+        }
+
+        @Test
+        void readsRetryAfterWhenThereIsNoRetryAfterMs() {
+            this.headers.put("Retry-After", "120");
+
+            assertThat(read()).contains(Duration.ofSeconds(120));
+            assertThat(this.asked).containsExactly("retry-after-ms", "Retry-After");
+        }
+
+        @Test
+        void readsAnHttpDateOnTheClock() {
+            this.headers.put("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT");
+
+            assertThat(read()).contains(Duration.ofSeconds(30));
+        }
+
+        @ParameterizedTest(name = "retry-after-ms \"{0}\"")
+        @ValueSource(strings = { "0", "-1", "1e3", "soon", "", "   " })
+        void passesOverARetryAfterMsThatGivesNoDelay(String millis) {
+            this.headers.put("retry-after-ms", millis);
+            this.headers.put("Retry-After", "2");
+
+            assertThat(read()).contains(Duration.ofSeconds(2));
+        }
+
+        @Test
+        void isEmptyWithoutEitherHeader() {
+            assertThat(read()).isEmpty();
+        }
+
+        @Test
+        void isEmptyWhenNeitherHeaderGivesADelay() {
+            this.headers.put("retry-after-ms", "soon");
+            this.headers.put("Retry-After", "Sun, 06 Nov 1994 08:49:06 GMT");
+
+            assertThat(read()).isEmpty();
+        }
+
+        @Test
+        void refusesNullArguments() {
+            assertThatNullPointerException().isThrownBy(() -> RetryAfter.fromHeaders(null, CLOCK))
+                .withMessage("firstHeaderValue must not be null");
+            assertThatNullPointerException().isThrownBy(() -> RetryAfter.fromHeaders((name) -> null, null))
+                .withMessage("clock must not be null");
+        }
+    }
+
+    /**
+     * {@code fromHeaders} over many random pairs of header values, garbage and enormous values among
+     * them. The generator is seeded, so that a failing case is reproduced by running the test again.
+     */
+    @Nested
+    class FromRandomHeaders {
+
+        private static final long SEED = 0x5EED_2026_1201L;
+
+        private static final int CASES = 500;
+
+        @ParameterizedTest(name = "[{index}] retry-after-ms \"{0}\", Retry-After \"{1}\"")
+        @MethodSource("dev.inference.failure.RetryAfterTests#randomHeaders")
+        void readsRetryAfterMsAndElseRetryAfterWithoutThrowing(String millis, String seconds) {
+            Map<String, String> headers = new HashMap<>();
+            headers.put("retry-after-ms", millis);
+            headers.put("Retry-After", seconds);
+
+            Optional<Duration> read = RetryAfter.fromHeaders(headers::get, CLOCK);
+
+            Optional<Duration> fromMillis = RetryAfter.parseMillis(millis);
+            assertThat(read).isEqualTo(fromMillis.isPresent() ? fromMillis : RetryAfter.parse(seconds, CLOCK));
+        }
+    }
+
+    static Stream<Arguments> randomHeaders() {
+        SplittableRandom random = new SplittableRandom(FromRandomHeaders.SEED);
+        return Stream.generate(() -> Arguments.of(randomHeaderValue(random), randomHeaderValue(random)))
+            .limit(FromRandomHeaders.CASES);
+    }
+
+    private static String randomHeaderValue(SplittableRandom random) {
+        return switch (random.nextInt(7)) {
+            case 0 -> null;
+            case 1 -> digits(random, random.nextInt(1, 25));
+            case 2 -> digits(random, random.nextInt(1, 8)) + "." + digits(random, random.nextInt(1, 10));
+            case 3 -> "-" + digits(random, random.nextInt(1, 5));
+            case 4 -> " " + digits(random, random.nextInt(1, 4)) + "\t";
+            case 5 -> DateTimeFormatter.RFC_1123_DATE_TIME
+                .format(CLOCK.instant().plusSeconds(random.nextLong(-100_000, 100_000)).atOffset(ZoneOffset.UTC));
+            default -> garbage(random);
+        };
+    }
+
+    private static String digits(SplittableRandom random, int count) {
+        StringBuilder digits = new StringBuilder(count);
+        for (int i = 0; i < count; i++) {
+            digits.append((char) ('0' + random.nextInt(10)));
+        }
+        return digits.toString();
+    }
+
+    private static String garbage(SplittableRandom random) {
+        StringBuilder garbage = new StringBuilder();
+        for (int i = random.nextInt(0, 12); i > 0; i--) {
+            garbage.append((char) random.nextInt(' ', '~' + 1));
+        }
+        return garbage.toString();
     }
 }

@@ -41,13 +41,13 @@ class AttemptObserverTests {
     }
 
     private RetryClient client() {
-        return RetryClient.builder(this.inner, THREE_ATTEMPTS)
+        return RetryClient.of(this.inner, Retrier.builder(THREE_ATTEMPTS)
             .name("chat")
             .random(FixedRandom.noJitter())
             .sleeper((delay, context) -> {
             })
             .observer(this.observer)
-            .build();
+            .build());
     }
 
     @Test
@@ -101,7 +101,7 @@ class AttemptObserverTests {
                 () -> Duration.between(MutableClock.START, clock.instant()).toNanos());
         store.coolDown("chat", Duration.ofMinutes(1));
         this.inner.thenRespond("hello");
-        RetryClient client = RetryClient.builder(this.inner, THREE_ATTEMPTS)
+        RetryClient client = RetryClient.of(this.inner, Retrier.builder(THREE_ATTEMPTS)
             .name("chat")
             .cooldown(store, null)
             .sleeper((delay, context) -> {
@@ -109,7 +109,7 @@ class AttemptObserverTests {
                 clock.advance(delay);
             })
             .observer(this.observer)
-            .build();
+            .build());
 
         client.invoke(REQUEST, CallContext.background());
 

@@ -63,7 +63,7 @@ class BlockingRetryTests {
 
     /** A loop named "chat" that waits in virtual time with a jitter factor of exactly 1. */
     private BlockingRetry blocking(Retrier.Builder retrier) {
-        return BlockingRetry.of(retrier.build(), this.sleeper);
+        return BlockingRetry.of(retrier.sleeper(this.sleeper).build());
     }
 
     private BlockingRetry blocking() {
@@ -153,8 +153,6 @@ class BlockingRetryTests {
 
             assertThatNullPointerException().isThrownBy(() -> BlockingRetry.of(null))
                 .withMessage("retrier must not be null");
-            assertThatNullPointerException().isThrownBy(() -> BlockingRetry.of(retrier, null))
-                .withMessage("sleeper must not be null");
             assertThatNullPointerException().isThrownBy(() -> blocking.call(null, background, scripted()))
                 .withMessage("operation must not be null");
             assertThatNullPointerException().isThrownBy(() -> blocking.call(Operation.INVOKE, null, scripted()))
@@ -370,8 +368,9 @@ class BlockingRetryTests {
         void throwsTheFailureThatEndsAWaitAsItIs() {
             CallContext context = CallContext.cancellable();
             BlockingRetryTests.this.inner.thenFail(reset());
-            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS).build(),
-                    (delay, waiting) -> context.cancel());
+            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS)
+                .sleeper((delay, waiting) -> context.cancel())
+                .build());
 
             assertThat(catchThrowable(() -> blocking.call(Operation.INVOKE, context, translating())))
                 .isInstanceOf(CancellationException.class)
@@ -496,9 +495,9 @@ class BlockingRetryTests {
         void endsTheCallWhenInterruptedDuringAWaitAndRestoresTheInterruptStatus() {
             NetworkException reset = reset();
             BlockingRetryTests.this.inner.thenFail(reset).thenRespond("never asked");
-            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS).build(), (delay, context) -> {
+            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS).sleeper((delay, context) -> {
                 throw new InterruptedException();
-            });
+            }).build());
             Throwable thrown;
             boolean interruptedAfterwards;
             try {
@@ -521,8 +520,9 @@ class BlockingRetryTests {
             CallContext context = CallContext.cancellable();
             NetworkException reset = reset();
             BlockingRetryTests.this.inner.thenFail(reset).thenRespond("never asked");
-            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS).build(),
-                    (delay, waiting) -> waiting.cancel());
+            BlockingRetry blocking = BlockingRetry.of(retrier(THREE_ATTEMPTS)
+                .sleeper((delay, waiting) -> waiting.cancel())
+                .build());
 
             assertThat(catchThrowable(() -> blocking.call(Operation.INVOKE, context, scripted())))
                 .isInstanceOf(CancellationException.class)

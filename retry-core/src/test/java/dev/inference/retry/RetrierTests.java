@@ -102,6 +102,25 @@ class RetrierTests {
     }
 
     @Test
+    void waitsInRealTimeUnlessGivenASleeper() {
+        assertThat(Retrier.builder(POLICY).build().sleeper()).isSameAs(Sleeper.system());
+    }
+
+    @Test
+    void keepsTheSleeperItIsGiven() {
+        Sleeper sleeper = (delay, context) -> {
+        };
+
+        assertThat(Retrier.builder(POLICY).sleeper(sleeper).build().sleeper()).isSameAs(sleeper);
+    }
+
+    @Test
+    void refusesANullSleeper() {
+        assertThatNullPointerException().isThrownBy(() -> Retrier.builder(POLICY).sleeper(null))
+            .withMessage("sleeper must not be null");
+    }
+
+    @Test
     void coolsDownUnderItsNameWhenGivenNoKey() {
         Retrier retrier = Retrier.builder(POLICY).name("chat").cooldown(LocalCooldownStore.create(), null).build();
 

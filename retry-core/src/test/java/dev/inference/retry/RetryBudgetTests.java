@@ -163,13 +163,13 @@ class RetryBudgetTests {
         private final RecordingListener listener = new RecordingListener();
 
         private RetryClient client(RetryBudget budget, Policy policy) {
-            return RetryClient.builder(this.inner, policy)
+            return RetryClient.of(this.inner, Retrier.builder(policy)
                 .name("chat")
                 .budget(budget)
                 .listener(this.listener)
                 .sleeper((delay, context) -> {
                 })
-                .build();
+                .build());
         }
 
         @Test
@@ -268,14 +268,14 @@ class RetryBudgetTests {
 
         static Tally simulate(RetryBudget budget, int calls, double failureRate, long seed) {
             FlakyClient inner = new FlakyClient(new SplittableRandom(seed), failureRate);
-            RetryClient.Builder builder = RetryClient.builder(inner, THREE_ATTEMPTS)
+            Retrier.Builder builder = Retrier.builder(THREE_ATTEMPTS)
                 .random(FixedRandom.noJitter())
                 .sleeper((delay, context) -> {
                 });
             if (budget != null) {
                 builder.budget(budget);
             }
-            RetryClient client = builder.build();
+            RetryClient client = RetryClient.of(inner, builder.build());
             int successes = 0;
             int exhausted = 0;
             int refusals = 0;

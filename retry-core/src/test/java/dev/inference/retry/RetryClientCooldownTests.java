@@ -48,8 +48,8 @@ class RetryClientCooldownTests {
 
     private final List<Instant> attemptTimes = new ArrayList<>();
 
-    private RetryClient.Builder client(String name, ScriptedClient inner, String key) {
-        return RetryClient.builder(inner, THREE_ATTEMPTS)
+    private Retrier.Builder retrier(String name, String key) {
+        return Retrier.builder(THREE_ATTEMPTS)
             .name(name)
             .random(FixedRandom.noJitter())
             .sleeper(this.sleeper)
@@ -68,13 +68,14 @@ class RetryClientCooldownTests {
     void delaysTheFirstAttemptOfAnotherClientOfTheSameAccount() {
         ScriptedClient throttled = ScriptedClient.script()
             .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(2)));
-        RetryClient first = RetryClient.builder(throttled, new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+        RetryClient first = RetryClient.of(throttled, Retrier.builder(new Policy(0, Duration.ofMillis(1), 1,
+                Duration.ofMillis(1)))
             .name("first")
             .cooldown(this.store, "openai")
-            .build();
+            .build());
         assertThatExceptionOfType(ExhaustedException.class)
             .isThrownBy(() -> first.invoke(REQUEST, CallContext.background()));
-        RetryClient second = client("second", respondingAt(this.attemptTimes), "openai").build();
+        RetryClient second = RetryClient.of(respondingAt(this.attemptTimes), retrier("second", "openai").build());
 
         second.invoke(REQUEST, CallContext.background());
 
@@ -86,7 +87,7 @@ class RetryClientCooldownTests {
     @Test
     void leavesTheClientsOfOtherAccountsAlone() {
         this.store.coolDown("openai", Duration.ofSeconds(2));
-        RetryClient other = client("other", respondingAt(this.attemptTimes), "anthropic").build();
+        RetryClient other = RetryClient.of(respondingAt(this.attemptTimes), retrier("other", "anthropic").build());
 
         other.invoke(REQUEST, CallContext.background());
 
@@ -104,7 +105,7 @@ class RetryClientCooldownTests {
             return InferenceResponse.of("ok");
         });
 
-        client("chat", inner, "openai").build().invoke(REQUEST, CallContext.background());
+        RetryClient.of(inner, retrier("chat", "openai").build()).invoke(REQUEST, CallContext.background());
 
         assertThat(this.attemptTimes).containsExactly(MutableClock.START.plusSeconds(3));
         assertThat(this.sleeper.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(2900));
@@ -117,7 +118,7 @@ class RetryClientCooldownTests {
         ScriptedClient inner = ScriptedClient.script()
             .thenFail(new HttpStatusException(503, "overloaded", Duration.ofHours(1)))
             .thenRespond("ok");
-        RetryClient client = client("chat", inner, "openai").build();
+        RetryClient client = RetryClient.of(inner, retrier("chat", "openai").build());
 
         client.invoke(REQUEST, CallContext.background());
 
@@ -131,7 +132,8 @@ class RetryClientCooldownTests {
             .thenFail(new HttpStatusException(400, "bad request", Duration.ofSeconds(30)));
 
         assertThatExceptionOfType(HttpStatusException.class)
-            .isThrownBy(() -> client("chat", inner, "openai").build().invoke(REQUEST, CallContext.background()));
+            .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
+                .invoke(REQUEST, CallContext.background()));
         assertThat(this.store.remaining("openai")).isZero();
     }
 
@@ -142,7 +144,7 @@ class RetryClientCooldownTests {
         ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
 
         assertThatExceptionOfType(DeadlineExceededException.class)
-            .isThrownBy(() -> client("chat", inner, "openai").build()
+            .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
                 .invoke(REQUEST, CallContext.withTimeout(Duration.ofSeconds(deadlineSeconds), this.clock)))
             .withMessage("The call's deadline would pass during the PT20S cool-down wait before attempt 1");
         assertThat(inner.attempts()).isZero();
@@ -154,7 +156,8 @@ class RetryClientCooldownTests {
         this.store.coolDown("openai", Duration.ofSeconds(20));
         ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
         CallContext context = CallContext.cancellable();
-        RetryClient client = client("chat", inner, "openai").sleeper((delay, waiting) -> waiting.cancel()).build();
+        RetryClient client = RetryClient.of(inner,
+                retrier("chat", "openai").sleeper((delay, waiting) -> waiting.cancel()).build());
 
         assertThatExceptionOfType(CancellationException.class).isThrownBy(() -> client.invoke(REQUEST, context));
         assertThat(inner.attempts()).isZero();
@@ -165,9 +168,9 @@ class RetryClientCooldownTests {
         this.store.coolDown("openai", Duration.ofSeconds(20));
         ShutdownSignal signal = ShutdownSignal.create();
         ScriptedClient inner = ScriptedClient.script().thenRespond("never asked");
-        RetryClient client = client("chat", inner, "openai").shutdownSignal(signal)
+        RetryClient client = RetryClient.of(inner, retrier("chat", "openai").shutdownSignal(signal)
             .sleeper((delay, waiting) -> signal.shutDown())
-            .build();
+            .build());
 
         assertThatExceptionOfType(ShutdownException.class)
             .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()))
@@ -178,7 +181,8 @@ class RetryClientCooldownTests {
     @Test
     void reportsTheSuccessOfAnAttemptThatACooldownDelayed() {
         this.store.coolDown("openai", Duration.ofSeconds(1));
-        RetryClient client = client("chat", ScriptedClient.script().thenRespond("ok"), "openai").build();
+        RetryClient client = RetryClient.of(ScriptedClient.script().thenRespond("ok"),
+                retrier("chat", "openai").build());
 
         assertThat(client.invoke(REQUEST, CallContext.background()).attempts()).isEqualTo(1);
         assertThat(this.listener.calls()).last()

@@ -73,15 +73,19 @@ class RetryClientTests {
 
     /** A client named "chat" that waits in virtual time with a jitter factor of exactly 1. */
     private RetryClient retrying(Policy policy) {
-        return builder(policy).build();
+        return client(builder(policy));
     }
 
-    private RetryClient.Builder builder(Policy policy) {
-        return RetryClient.builder(this.inner, policy)
+    private Retrier.Builder builder(Policy policy) {
+        return Retrier.builder(policy)
             .name("chat")
             .listener(this.listener)
             .sleeper(this.sleeper)
             .random(FixedRandom.noJitter());
+    }
+
+    private RetryClient client(Retrier.Builder retrier) {
+        return RetryClient.of(this.inner, retrier.build());
     }
 
     private static AttemptEvent invoke(int attempt, Throwable failure, boolean retryable) {
@@ -135,6 +139,28 @@ class RetryClientTests {
         }
 
         @Test
+        void retriesWithTheRetrierItIsMadeOf() {
+            Retrier retrier = builder(FIVE_ATTEMPTS).build();
+
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, retrier);
+
+            assertThat(client.retrier()).isSameAs(retrier);
+            assertThat(client.inner()).isSameAs(RetryClientTests.this.inner);
+            assertThat(client.name()).isEqualTo("chat");
+            assertThat(client.policy()).isSameAs(FIVE_ATTEMPTS);
+        }
+
+        @Test
+        void refusesToBeMadeOfANullInnerOrRetrier() {
+            Retrier retrier = builder(FIVE_ATTEMPTS).build();
+
+            assertThatNullPointerException().isThrownBy(() -> RetryClient.of(null, retrier))
+                .withMessage("inner must not be null");
+            assertThatNullPointerException().isThrownBy(() -> RetryClient.of(RetryClientTests.this.inner, null))
+                .withMessage("retrier must not be null");
+        }
+
+        @Test
         void refusesABlankName() {
             assertThatIllegalArgumentException()
                 .isThrownBy(() -> RetryClient.builder(RetryClientTests.this.inner, FIVE_ATTEMPTS).name(" "))
@@ -148,13 +174,11 @@ class RetryClientTests {
             assertThatNullPointerException().isThrownBy(() -> builder.listener(null))
                 .withMessage("listener must not be null");
             assertThatNullPointerException().isThrownBy(() -> builder.random(null)).withMessage("random must not be null");
-            assertThatNullPointerException().isThrownBy(() -> builder.sleeper(null))
-                .withMessage("sleeper must not be null");
         }
 
         @Test
         void keepsNoReferenceToTheBuildersListeners() {
-            RetryClient.Builder builder = builder(THREE_ATTEMPTS);
+            RetryClient.Builder builder = RetryClient.builder(RetryClientTests.this.inner, THREE_ATTEMPTS);
             RetryClient client = builder.build();
             RecordingListener late = new RecordingListener();
             builder.listener(late);
@@ -305,14 +329,14 @@ class RetryClientTests {
         @Test
         void scalesTheSlotByTheSmallestJitter() {
             RetryClientTests.this.inner.thenFail(reset()).thenRespond("hello");
-            builder(FIVE_ATTEMPTS).random(FixedRandom.always(0.0)).build().invoke(REQUEST);
+            client(builder(FIVE_ATTEMPTS).random(FixedRandom.always(0.0))).invoke(REQUEST);
             assertThat(RetryClientTests.this.sleeper.delays()).containsExactly(Duration.ofMillis(90));
         }
 
         @Test
         void keepsTheJitterBelowItsExclusiveBoundForTheLargestRandomDouble() {
             RetryClientTests.this.inner.thenFail(reset()).thenRespond("hello");
-            builder(FIVE_ATTEMPTS).random(FixedRandom.always(Math.nextDown(1.0))).build().invoke(REQUEST);
+            client(builder(FIVE_ATTEMPTS).random(FixedRandom.always(Math.nextDown(1.0)))).invoke(REQUEST);
             assertThat(RetryClientTests.this.sleeper.delays()).containsExactly(Duration.ofNanos(109_999_999));
         }
 
@@ -327,9 +351,9 @@ class RetryClientTests {
         @Test
         void doesNotMultiplyAttemptsWhenNested() {
             RetryClientTests.this.inner.thenFail(reset(), reset(), reset());
-            RetryClient nested = RetryClient.builder(retrying(THREE_ATTEMPTS), THREE_ATTEMPTS)
+            RetryClient nested = RetryClient.of(retrying(THREE_ATTEMPTS), Retrier.builder(THREE_ATTEMPTS)
                 .sleeper(RetryClientTests.this.sleeper)
-                .build();
+                .build());
             Throwable thrown = catchThrowable(() -> nested.invoke(REQUEST));
             assertThat(thrown).isInstanceOf(ExhaustedException.class);
             assertThat(((ExhaustedException) thrown).attempts()).isEqualTo(3);
@@ -408,12 +432,12 @@ class RetryClientTests {
             List<Map.Entry<String, Object>> calls = new CopyOnWriteArrayList<>();
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset).thenRespond("hello");
-            RetryClient.builder(RetryClientTests.this.inner, FIVE_ATTEMPTS)
+            RetryClient.of(RetryClientTests.this.inner, Retrier.builder(FIVE_ATTEMPTS)
                 .listener(new NamedListener("first", calls))
                 .listener(new NamedListener("second", calls))
                 .sleeper(RetryClientTests.this.sleeper)
                 .random(FixedRandom.noJitter())
-                .build()
+                .build())
                 .invoke(REQUEST);
             AttemptEvent failed = new AttemptEvent("default", Operation.INVOKE, 1, reset, true);
             AttemptEvent succeeded = new AttemptEvent("default", Operation.INVOKE, 2, null, false);
@@ -446,14 +470,14 @@ class RetryClientTests {
             NetworkException first = reset();
             NetworkException last = reset();
             RetryClientTests.this.inner.thenFail(first, last);
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, new Policy(0, Duration.ofMillis(100), 2,
-                    Duration.ofMillis(100)))
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner,
+                    Retrier.builder(new Policy(0, Duration.ofMillis(100), 2, Duration.ofMillis(100)))
                 .name("chat")
                 .listener(throwing)
                 .listener(RetryClientTests.this.listener)
                 .sleeper(RetryClientTests.this.sleeper)
                 .random(FixedRandom.noJitter())
-                .build();
+                .build());
             ExhaustedException exhausted = catchThrowableOfType(() -> client.invoke(REQUEST));
             assertThat(exhausted.getCause()).isSameAs(last);
             assertThat(exhausted.getSuppressed()).containsExactly(first);
@@ -475,7 +499,7 @@ class RetryClientTests {
                 }
             };
             RetryClientTests.this.inner.thenFail(status(503)).thenRespond("hello");
-            InferenceResponse response = builder(FIVE_ATTEMPTS).listener(throwing).build().invoke(REQUEST);
+            InferenceResponse response = client(builder(FIVE_ATTEMPTS).listener(throwing)).invoke(REQUEST);
             assertThat(response).isEqualTo(InferenceResponse.of("hello").withAttempts(2));
         }
 
@@ -489,7 +513,7 @@ class RetryClientTests {
                 }
             };
             RetryClientTests.this.inner.thenFail(reset());
-            Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().invoke(REQUEST));
+            Throwable thrown = catchThrowable(() -> client(builder(FIVE_ATTEMPTS).listener(failing)).invoke(REQUEST));
             assertThat(thrown).isSameAs(error);
             assertThat(thrown.getSuppressed()).isEmpty();
             assertThat(RetryClientTests.this.inner.attempts()).isEqualTo(1);
@@ -533,7 +557,7 @@ class RetryClientTests {
             CallContext context = CallContext.cancellable();
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset);
-            RetryClient client = builder(FIVE_ATTEMPTS).sleeper((delay, c) -> c.cancel()).build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS).sleeper((delay, c) -> c.cancel()));
             assertThatExceptionOfType(CancellationException.class).isThrownBy(() -> client.invoke(REQUEST, context))
                 .withMessage("The call was cancelled")
                 .satisfies((ex) -> assertThat(ex.getSuppressed()).containsExactly(reset));
@@ -547,10 +571,10 @@ class RetryClientTests {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset);
             CountDownLatch scheduled = new CountDownLatch(1);
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .listener(countingDown(scheduled))
                 .sleeper(Sleeper.system())
-                .build();
+                .build());
             Caller caller = Caller.start(() -> client.invoke(REQUEST, context));
             scheduled.await();
             caller.awaitParked();
@@ -565,10 +589,10 @@ class RetryClientTests {
         void endsTheCallWhenTheThreadWasInterruptedAndRestoresTheFlag() {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset);
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .sleeper(Sleeper.system())
                 .random(FixedRandom.noJitter())
-                .build();
+                .build());
             Thread.currentThread().interrupt();
             Throwable thrown;
             boolean interruptedAfterwards;
@@ -589,10 +613,10 @@ class RetryClientTests {
         @Test
         void endsTheCallWhenInterruptedDuringABackgroundWait() {
             RetryClientTests.this.inner.thenFail(reset());
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .sleeper(Sleeper.system())
                 .random(FixedRandom.noJitter())
-                .build();
+                .build());
             Thread.currentThread().interrupt();
             Throwable thrown;
             boolean interruptedAfterwards;
@@ -613,11 +637,11 @@ class RetryClientTests {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset);
             CountDownLatch scheduled = new CountDownLatch(1);
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .listener(countingDown(scheduled))
                 .sleeper(Sleeper.system())
                 .random(FixedRandom.noJitter())
-                .build();
+                .build());
             Caller caller = Caller.start(() -> client.invoke(REQUEST, CallContext.cancellable()));
             scheduled.await();
             caller.awaitParked();
@@ -682,9 +706,8 @@ class RetryClientTests {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset);
             // The wait overruns its delay, as a suspended process or a busy machine can make it.
-            RetryClient client = builder(FIVE_ATTEMPTS)
-                .sleeper((delay, c) -> RetryClientTests.this.clock.advance(Duration.ofSeconds(2)))
-                .build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS)
+                .sleeper((delay, c) -> RetryClientTests.this.clock.advance(Duration.ofSeconds(2))));
             assertThatExceptionOfType(DeadlineExceededException.class)
                 .isThrownBy(() -> client.invoke(REQUEST, context))
                 .withMessage("The call's deadline 2026-01-01T00:00:01Z has passed")
@@ -787,7 +810,7 @@ class RetryClientTests {
             AssertionError error = new AssertionError("listener failed hard");
             RetryListener failing = throwingOnAttemptFinished(error);
             RetryClientTests.this.inner.thenOpen(established);
-            Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
+            Throwable thrown = catchThrowable(() -> client(builder(FIVE_ATTEMPTS).listener(failing)).stream(REQUEST));
             assertThat(thrown).isSameAs(error);
             assertThat(thrown.getSuppressed()).isEmpty();
             assertThat(established.closes()).isEqualTo(1);
@@ -808,7 +831,7 @@ class RetryClientTests {
             };
             RetryClientTests.this.inner.thenFail(reset()).thenOpen(established);
             Throwable thrown = catchThrowable(
-                    () -> builder(FIVE_ATTEMPTS).listener(failingOnSuccess).build().stream(REQUEST));
+                    () -> client(builder(FIVE_ATTEMPTS).listener(failingOnSuccess)).stream(REQUEST));
             assertThat(thrown).isSameAs(error);
             assertThat(established.closes()).isEqualTo(1);
         }
@@ -819,7 +842,7 @@ class RetryClientTests {
             AssertionError error = new AssertionError("listener failed hard");
             RetryListener failing = throwingOnAttemptFinished(error);
             RetryClientTests.this.inner.thenOpen(ScriptedReader.failingToClose(closeFailed));
-            Throwable thrown = catchThrowable(() -> builder(FIVE_ATTEMPTS).listener(failing).build().stream(REQUEST));
+            Throwable thrown = catchThrowable(() -> client(builder(FIVE_ATTEMPTS).listener(failing)).stream(REQUEST));
             assertThat(thrown).isSameAs(error);
             assertThat(thrown.getSuppressed()).containsExactly(closeFailed);
         }
@@ -927,7 +950,7 @@ class RetryClientTests {
             IllegalStateException closeFailed = new IllegalStateException("close failed");
             RetryClientTests.this.inner
                 .thenFail(new HalfOpenStreamException(ScriptedReader.failingToClose(closeFailed), unavailable));
-            RetryClient client = builder(FIVE_ATTEMPTS).sleeper((delay, c) -> c.cancel()).build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS).sleeper((delay, c) -> c.cancel()));
             assertThatExceptionOfType(CancellationException.class).isThrownBy(() -> client.stream(REQUEST, context))
                 .satisfies((ex) -> assertThat(ex.getSuppressed()).containsExactly(unavailable, closeFailed));
         }
@@ -972,10 +995,10 @@ class RetryClientTests {
                 }
             };
             CountDownLatch scheduled = new CountDownLatch(CALLS);
-            RetryClient client = RetryClient.builder(failing, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(failing, Retrier.builder(HOUR_LONG_WAIT)
                 .listener(countingDown(scheduled))
                 .sleeper(Sleeper.system())
-                .build();
+                .build());
             CallContext context = CallContext.cancellable();
             ExecutorService executor = newVirtualThreadPerTaskExecutor();
             try {
@@ -1029,10 +1052,10 @@ class RetryClientTests {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
             CountDownLatch scheduled = new CountDownLatch(1);
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .listener(countingDown(scheduled))
                 .shutdownSignal(this.signal)
-                .build();
+                .build());
             Caller caller = Caller.start(() -> client.invoke(REQUEST, CallContext.background()));
             scheduled.await();
             caller.awaitParked();
@@ -1049,10 +1072,10 @@ class RetryClientTests {
         @Test
         void waitsOutAShortBackoffInRealTimeWhileNoShutdownComes() {
             RetryClientTests.this.inner.thenFail(reset()).thenRespond("hello");
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner,
-                    new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1)))
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner,
+                    Retrier.builder(new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1)))
                 .shutdownSignal(this.signal)
-                .build();
+                .build());
 
             assertThat(client.invoke(REQUEST, CallContext.background()).attempts()).isEqualTo(2);
         }
@@ -1064,10 +1087,10 @@ class RetryClientTests {
             RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
             CountDownLatch scheduled = new CountDownLatch(1);
             CallContext context = CallContext.cancellable();
-            RetryClient client = RetryClient.builder(RetryClientTests.this.inner, HOUR_LONG_WAIT)
+            RetryClient client = RetryClient.of(RetryClientTests.this.inner, Retrier.builder(HOUR_LONG_WAIT)
                 .listener(countingDown(scheduled))
                 .shutdownSignal(this.signal)
-                .build();
+                .build());
             Caller caller = Caller.start(() -> client.invoke(REQUEST, context));
             scheduled.await();
             caller.awaitParked();
@@ -1085,7 +1108,7 @@ class RetryClientTests {
                 this.signal.shutDown();
                 throw reset;
             }).thenRespond("never asked");
-            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal).build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS).shutdownSignal(this.signal));
 
             Throwable thrown = catchThrowable(() -> client.invoke(REQUEST, CallContext.background()));
 
@@ -1099,7 +1122,7 @@ class RetryClientTests {
         void stillMakesTheFirstAttemptOfACallAfterShutdownBegan() {
             this.signal.shutDown();
             RetryClientTests.this.inner.thenRespond("hello");
-            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal).build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS).shutdownSignal(this.signal));
 
             assertThat(client.invoke(REQUEST, CallContext.background()).output()).isEqualTo("hello");
         }
@@ -1108,9 +1131,8 @@ class RetryClientTests {
         void endsACallAfterAWaitOfItsOwnSleeper() {
             NetworkException reset = reset();
             RetryClientTests.this.inner.thenFail(reset).thenRespond("never asked");
-            RetryClient client = builder(FIVE_ATTEMPTS).shutdownSignal(this.signal)
-                .sleeper((delay, context) -> this.signal.shutDown())
-                .build();
+            RetryClient client = client(builder(FIVE_ATTEMPTS).shutdownSignal(this.signal)
+                .sleeper((delay, context) -> this.signal.shutDown()));
 
             assertThatExceptionOfType(ShutdownException.class)
                 .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()));
@@ -1121,9 +1143,8 @@ class RetryClientTests {
         void exhaustsRatherThanShutsDownWhenNoAttemptIsLeft() {
             this.signal.shutDown();
             RetryClientTests.this.inner.thenFail(reset());
-            RetryClient client = builder(new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
-                .shutdownSignal(this.signal)
-                .build();
+            RetryClient client = client(builder(new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+                .shutdownSignal(this.signal));
 
             assertThatExceptionOfType(ExhaustedException.class)
                 .isThrownBy(() -> client.invoke(REQUEST, CallContext.background()));

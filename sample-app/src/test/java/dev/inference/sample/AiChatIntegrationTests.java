@@ -17,8 +17,9 @@ import org.springframework.context.annotation.Import;
  * {@code /ai/chat/stream}, a {@code ChatClient} over Spring AI's real OpenAI chat model, which the
  * retry starter retries beneath the bean, and the embedded provider failing in a scripted order. The
  * policy is the one in {@code application.yml} (stable-retries 1, stable-delay 200ms, max-attempts 4,
- * max-delay 2s), with no jitter; the model's waits are real, so the scripts avoid 429's one-second
- * {@code Retry-After}.
+ * max-delay 2s), with no jitter. The model's blocking calls wait with the virtual time's sleeper,
+ * which reaches their retrier as any customizer's setting does; its streams wait on a timer, in real
+ * time, so the scripts avoid 429's one-second {@code Retry-After}.
  */
 @SampleAppTest
 @Import(VirtualTime.class)

@@ -44,7 +44,8 @@ import reactor.util.retry.Retry;
  * {@link ExhaustedException} whose cause is the last failure, the context's failure, or a
  * {@link DeadlineExceededException} when the deadline would pass during the wait) or to retry after
  * a delay that honours the provider's {@code Retry-After}, capped at five minutes;</li>
- * <li>the delay is waited on the {@link Scheduler}'s timer, with no thread blocked;</li>
+ * <li>the delay is waited on the {@link Scheduler}'s timer, with no thread blocked (the retrier's
+ * sleeper, which only blocking callers use, plays no part);</li>
  * <li>the source is subscribed to again.</li>
  * </ol>
  * A call whose context is already done when it is subscribed to signals the context's failure

@@ -98,7 +98,7 @@ class SameDecisionsAsRetryClientTests {
         AtomicLong nanos = new AtomicLong();
         CallContext context = script.context().apply(new NanoClock(nanos::get));
         ScriptedClient inner = new ScriptedClient(script.steps());
-        RetryClient client = RetryClient.builder(inner, POLICY)
+        RetryClient client = RetryClient.of(inner, Retrier.builder(POLICY)
             .name("parity")
             .listener(listener)
             .random(FixedRandom.always(JITTER_UNIT))
@@ -112,7 +112,7 @@ class SameDecisionsAsRetryClientTests {
                     nanos.set(end);
                 }
             })
-            .build();
+            .build());
         InferenceRequest request = InferenceRequest.of("model", "prompt");
         Outcome outcome;
         try {

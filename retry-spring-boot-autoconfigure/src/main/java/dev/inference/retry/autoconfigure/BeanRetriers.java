@@ -1,10 +1,5 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.client.CallContext;
-import dev.inference.client.InferenceClient;
-import dev.inference.client.InferenceRequest;
-import dev.inference.client.InferenceResponse;
-import dev.inference.client.StreamReader;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import java.util.Optional;
@@ -15,29 +10,15 @@ import org.springframework.beans.factory.ObjectProvider;
  * configured by {@code inference.retry.*} exactly as an {@code InferenceClient} bean of the same name
  * would be: its validated policy, every {@link dev.inference.retry.RetryListener} bean (so the meters
  * count it under the bean's name), and every {@link RetryClientBuilderCustomizer} bean (the retry
- * budget, the shared cool-down, the shutdown signal and the observations among them). The retrier is
- * the one a {@code RetryClient} built for the bean would have; the builder's
- * {@linkplain dev.inference.retry.RetryClient.Builder#sleeper sleeper} plays no part in it, since the
- * integration that uses the retrier schedules its own waits. Once given, the bean is listed by the
- * {@code inferenceretry} endpoint.
+ * budget, the shared cool-down, the shutdown signal and the observations among them): the same
+ * assembly that gives a wrapped {@code InferenceClient} bean its retrier. Trap: the retrier's
+ * {@linkplain Retrier.Builder#sleeper sleeper} is used only by the integration's calls that block
+ * (through {@link dev.inference.retry.BlockingRetry}); those that schedule their waits on a timer
+ * ignore it. Once given, the bean is listed by the {@code inferenceretry} endpoint.
  *
  * <p>Thread-safe. Call it once per bean, when the bean is made, and keep the retrier.
  */
 public final class BeanRetriers {
-
-    /** The client a chat model's retrier is assembled around; the retrier never calls it. */
-    private static final InferenceClient NOT_CALLED = new InferenceClient() {
-
-        @Override
-        public InferenceResponse invoke(InferenceRequest request, CallContext context) {
-            throw new UnsupportedOperationException("Only this client's retrier is used");
-        }
-
-        @Override
-        public StreamReader stream(InferenceRequest request, CallContext context) {
-            throw new UnsupportedOperationException("Only this client's retrier is used");
-        }
-    };
 
     private final ObjectProvider<RetriedClients> clients;
 
@@ -62,7 +43,7 @@ public final class BeanRetriers {
         if (policy.isEmpty()) {
             return Optional.empty();
         }
-        Retrier retrier = this.assembly.build(NOT_CALLED, policy.get(), beanName).retrier();
+        Retrier retrier = this.assembly.build(policy.get(), beanName);
         clients.made(beanName, retrier);
         return Optional.of(retrier);
     }

@@ -17,10 +17,9 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * instead), and beans that {@link RetriedClients} switches off. The product of a
  * {@code FactoryBean} is wrapped, the factory itself is not. Every retrying client that it leaves
  * or makes is recorded in {@link RetriedClients}, which describes it by its own name and policy.
- * Each client is assembled by {@link RetryingBeanAssembly}, with the listener and customizer beans.
- * The collaborators come
- * through {@link ObjectProvider}s and are resolved at the first {@code InferenceClient} bean, so
- * registering this post-processor initialises nothing early.
+ * Each client's retrier is assembled by {@link RetryingBeanAssembly}, with the listener and
+ * customizer beans. The collaborators come through {@link ObjectProvider}s and are resolved at the
+ * first {@code InferenceClient} bean, so registering this post-processor initialises nothing early.
  */
 final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
 
@@ -47,7 +46,7 @@ final class InferenceClientRetryPostProcessor implements BeanPostProcessor {
         if (policy.isEmpty()) {
             return bean;
         }
-        RetryClient retrying = this.assembly.build(client, policy.get(), beanName);
+        RetryClient retrying = RetryClient.of(client, this.assembly.build(policy.get(), beanName));
         clients.made(beanName, retrying);
         return retrying;
     }

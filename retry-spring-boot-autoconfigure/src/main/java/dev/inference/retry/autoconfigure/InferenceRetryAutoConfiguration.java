@@ -22,8 +22,9 @@ import org.springframework.context.annotation.Conditional;
  * bean whose object is a {@code RetryClient} already is not wrapped and needs no policy, whether it
  * is declared as one or as a plain {@code InferenceClient}, eager or {@code @Lazy}: see
  * {@link RetriedClients} for how that is told without making lazy beans that need not be made.
- * Every {@link RetryListener} bean is attached to every retrying client, and every
- * {@link RetryClientBuilderCustomizer} bean then customizes its builder. Beans of the other types
+ * Every {@link RetryListener} bean is attached to every retrying client's
+ * {@link dev.inference.retry.Retrier}, and every {@link RetryClientBuilderCustomizer} bean then
+ * customizes the retrier's builder. Beans of the other types
  * declared as {@link RetriedBeanType} beans (Spring AI's chat models, by the starter's Spring AI
  * module) are validated the same way, and get their retrier from {@link BeanRetriers}.
  * With {@code inference.retry.enabled=false} none of this happens; a value of it that is not a

@@ -62,7 +62,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
      *
      * @param registry where the meters are registered
      * @param clientNames the names of the clients known up front, as given to
-     *     {@code RetryClient.Builder#name}
+     *     {@code Retrier.Builder#name}
      */
     public MeterRetryListener(MeterRegistry registry, Iterable<String> clientNames) {
         this.registry = registry;
@@ -77,7 +77,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
      * now, once, rather than looked up at every event. Attach it to the client of that name only; an
      * event of another client is still counted under its own name, at the cost of the lookup.
      *
-     * @param client the name of the client, as given to {@code RetryClient.Builder#name}
+     * @param client the name of the client, as given to {@code Retrier.Builder#name}
      * @return a listener for that client, thread-safe
      * @throws NullPointerException if {@code client} is {@code null}
      */

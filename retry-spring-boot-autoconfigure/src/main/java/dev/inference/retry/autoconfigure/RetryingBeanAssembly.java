@@ -1,14 +1,13 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.client.InferenceClient;
 import dev.inference.retry.Policy;
-import dev.inference.retry.RetryClient;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryListener;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Builds the retrying client of a bean the way every retried bean gets it: named after the bean, with
- * every {@link RetryListener} bean (of a {@link PerClientRetryListener}, the listener it gives for the
+ * Builds the retrier of a bean the way every retried bean gets it: named after the bean, with every
+ * {@link RetryListener} bean (of a {@link PerClientRetryListener}, the listener it gives for the
  * bean's name), then customized by every {@link RetryClientBuilderCustomizer} bean, both in order. The
  * one place where a bean's retry is assembled, for {@code InferenceClient} beans and for the beans of
  * every other {@link RetriedBeanType} alike.
@@ -26,15 +25,14 @@ final class RetryingBeanAssembly {
     }
 
     /**
-     * Builds a bean's retrying client.
+     * Builds a bean's retrier.
      *
-     * @param inner the client whose calls are retried
      * @param policy the bean's validated policy
-     * @param beanName the bean's name, which is also the client's
-     * @return the retrying client
+     * @param beanName the bean's name, which is also the retrier's
+     * @return the retrier
      */
-    RetryClient build(InferenceClient inner, Policy policy, String beanName) {
-        RetryClient.Builder builder = RetryClient.builder(inner, policy).name(beanName);
+    Retrier build(Policy policy, String beanName) {
+        Retrier.Builder builder = Retrier.builder(policy).name(beanName);
         this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
         return builder.build();

@@ -9,6 +9,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
 import java.time.Duration;
@@ -273,7 +274,8 @@ class InferenceRetryAutoConfigurationTests {
 
         @Bean
         InferenceClient openai(Script script, VirtualTime.Waits waits) {
-            return RetryClient.builder(new ScriptedClient(script), POLICY).name("own").sleeper(waits).build();
+            return RetryClient.of(new ScriptedClient(script),
+                    Retrier.builder(POLICY).name("own").sleeper(waits).build());
         }
     }
 
@@ -310,10 +312,11 @@ class InferenceRetryAutoConfigurationTests {
 
         @Bean
         RetryClient openai(Script script, VirtualTime.Waits waits) {
-            return RetryClient.builder(new ScriptedClient(script), new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1)))
+            return RetryClient.of(new ScriptedClient(script),
+                    Retrier.builder(new Policy(0, Duration.ofMillis(1), 2, Duration.ofMillis(1)))
                 .name("own")
                 .sleeper(waits)
-                .build();
+                .build());
         }
     }
 

@@ -49,8 +49,8 @@ import org.jspecify.annotations.Nullable;
  * provider's code, type and message. Before any content, the decorator retries exactly the
  * transient ones; after content, it ends the stream like any failure.</li>
  * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
- * delay, read from {@code retry-after-ms} (milliseconds) or else {@code Retry-After} (seconds or an
- * HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
+ * delay, read by {@link RetryAfter#fromHeaders} from {@code retry-after-ms} (milliseconds) or else
+ * {@code Retry-After} (seconds or an HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
  * and closed; only its {@code error.code} (or {@code error.type})
  * identifier goes into the message.</li>
  * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
@@ -317,8 +317,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
     private HttpStatusException statusFailure(HttpResponse<InputStream> response) {
         int status = response.statusCode();
         HttpHeaders headers = response.headers();
-        Duration retryAfter = RetryAfter.parseMillis(headers.firstValue("retry-after-ms").orElse(null))
-                .or(() -> RetryAfter.parse(headers.firstValue("Retry-After").orElse(null), this.clock))
+        Duration retryAfter = RetryAfter.fromHeaders((name) -> headers.firstValue(name).orElse(null), this.clock)
                 .orElse(null);
         byte[] errorBody;
         try (InputStream in = response.body()) {

@@ -1,8 +1,7 @@
 package dev.inference.sample.openai;
 
 import dev.inference.failure.HttpStatusException;
-import java.util.Locale;
-import java.util.Map;
+import dev.inference.failure.ProviderErrorTypes;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -12,23 +11,9 @@ import org.jspecify.annotations.Nullable;
  * completion: as a stream's event or as the unary body. It is the provider's answer, not a
  * failure in transit, so it is classified as the provider classifies it: by the HTTP status the
  * error object carries ({@code status}, or a numeric {@code code}), or else by its identifiers
- * ({@code code}, then {@code type}), each mapped to the status the providers answer it with out of
- * band.
- *
- * <table>
- * <caption>The status of an error identifier</caption>
- * <tr><th>{@code code} or {@code type}</th><th>{@link #status()}</th><th>retried</th></tr>
- * <tr><td>{@code rate_limit_exceeded}, {@code rate_limit_error}</td><td>429</td><td>yes</td></tr>
- * <tr><td>{@code server_error}, {@code api_error}, {@code internal_error}</td><td>500</td><td>yes</td></tr>
- * <tr><td>{@code overloaded_error}, {@code overloaded}, {@code service_unavailable}</td><td>503</td>
- * <td>yes</td></tr>
- * <tr><td>{@code authentication_error}, {@code invalid_api_key}</td><td>401</td><td>no</td></tr>
- * <tr><td>{@code permission_error}</td><td>403</td><td>no</td></tr>
- * <tr><td>{@code not_found_error}, {@code model_not_found}</td><td>404</td><td>no</td></tr>
- * <tr><td>{@code request_too_large}</td><td>413</td><td>no</td></tr>
- * <tr><td>anything else, such as {@code invalid_request_error}, {@code context_length_exceeded} or
- * {@code insufficient_quota}, or none</td><td>400</td><td>no</td></tr>
- * </table>
+ * ({@code type}, then {@code code}), each mapped to the status the providers answer it with out of
+ * band by the core's table, {@link ProviderErrorTypes}; an identifier the table does not know, or
+ * none, stands for 400.
  *
  * <p>So a retrying client retries exactly the transient ones, as it would the same errors sent
  * with their status. Only identifiers go into the message (an error's {@code message} may quote
@@ -40,15 +25,6 @@ public class ProviderErrorException extends HttpStatusException {
 
     /** Identifiers such as {@code rate_limit_exceeded}; anything else stays out of messages. */
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
-
-    private static final Map<String, Integer> STATUS_OF_IDENTIFIER = Map.ofEntries(
-            Map.entry("rate_limit_exceeded", 429), Map.entry("rate_limit_error", 429),
-            Map.entry("server_error", 500), Map.entry("api_error", 500), Map.entry("internal_error", 500),
-            Map.entry("overloaded_error", 503), Map.entry("overloaded", 503), Map.entry("service_unavailable", 503),
-            Map.entry("authentication_error", 401), Map.entry("invalid_api_key", 401),
-            Map.entry("permission_error", 403),
-            Map.entry("not_found_error", 404), Map.entry("model_not_found", 404),
-            Map.entry("request_too_large", 413));
 
     /** The status of an error that says nothing more specific: a request no retry can mend. */
     private static final int PERMANENT = 400;
@@ -92,15 +68,9 @@ public class ProviderErrorException extends HttpStatusException {
             classified = status;
         }
         else {
-            classified = statusOf(code).or(() -> statusOf(type)).orElse(PERMANENT);
+            classified = ProviderErrorTypes.status(type, code).orElse(PERMANENT);
         }
         return new ProviderErrorException(classified, code, type, providerMessage);
-    }
-
-    private static Optional<Integer> statusOf(@Nullable String identifier) {
-        return (identifier != null)
-                ? Optional.ofNullable(STATUS_OF_IDENTIFIER.get(identifier.toLowerCase(Locale.ROOT)))
-                : Optional.empty();
     }
 
     private static int checked(int status) {

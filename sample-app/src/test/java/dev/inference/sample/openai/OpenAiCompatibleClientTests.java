@@ -21,6 +21,7 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.sample.Http1;
 import java.io.IOException;
@@ -98,7 +99,7 @@ class OpenAiCompatibleClientTests {
     }
 
     private RetryClient retrying() {
-        return RetryClient.builder(this.client, POLICY).sleeper((delay, context) -> { }).build();
+        return RetryClient.of(this.client, Retrier.builder(POLICY).sleeper((delay, context) -> { }).build());
     }
 
     @Nested

@@ -19,6 +19,7 @@ import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.sample.Http1;
 import dev.inference.sample.NoJitter;
@@ -120,8 +121,8 @@ class FaultInjectionTests {
 
     private RetryClient retrying(OpenAiCompatibleClient.Builder transport) {
         this.tracking = new TrackingClient(transport.build());
-        return RetryClient.builder(this.tracking, POLICY).random(NoJitter.INSTANCE)
-                .sleeper((delay, context) -> this.sleeps.add(delay)).build();
+        return RetryClient.of(this.tracking, Retrier.builder(POLICY).random(NoJitter.INSTANCE)
+                .sleeper((delay, context) -> this.sleeps.add(delay)).build());
     }
 
     /** Asserts that the server read exactly {@code count} requests, all with the same body bytes. */

@@ -5,6 +5,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 
 import dev.inference.client.Authorizer;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.sample.Http1;
 import dev.inference.sample.SampleInferenceProperties;
@@ -55,10 +56,10 @@ class ChatControllerTests {
             .builder(URI.create("http://127.0.0.1:" + this.server.getLocalPort()))
             .build();
         Policy policy = new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1));
-        RetryClient client = RetryClient.builder(transport, policy)
+        RetryClient client = RetryClient.of(transport, Retrier.builder(policy)
             .name("openai")
             .sleeper((delay, context) -> { })
-            .build();
+            .build());
         this.mvc = MockMvcBuilders
             .standaloneSetup(new ChatController(client, Authorizer.none(), new SampleInferenceProperties(),
                     new SyncTaskExecutor()))

@@ -12,6 +12,7 @@ import dev.inference.client.StreamReader;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import io.micrometer.common.KeyValue;
 import io.micrometer.observation.Observation;
@@ -69,13 +70,13 @@ class ObservationAttemptObserverTests {
     };
 
     private RetryClient client() {
-        return RetryClient.builder(this.inner, THREE_ATTEMPTS)
+        return RetryClient.of(this.inner, Retrier.builder(THREE_ATTEMPTS)
             .name("openai")
             .random(new NoJitter())
             .sleeper((delay, context) -> {
             })
             .observer(new ObservationAttemptObserver(this.registry, null))
-            .build();
+            .build());
     }
 
     private void overloaded() {
@@ -139,9 +140,9 @@ class ObservationAttemptObserverTests {
                 return "llm.attempt";
             }
         };
-        RetryClient client = RetryClient.builder(this.inner, THREE_ATTEMPTS)
+        RetryClient client = RetryClient.of(this.inner, Retrier.builder(THREE_ATTEMPTS)
             .observer(new ObservationAttemptObserver(this.registry, renamed))
-            .build();
+            .build());
 
         client.invoke(REQUEST, CallContext.background());
 

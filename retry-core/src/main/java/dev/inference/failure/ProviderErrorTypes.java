@@ -1,0 +1,104 @@
+package dev.inference.failure;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The error types that providers send in-band, as a stream's error event or as the error object of
+ * a body, in place of an error status: for each, the HTTP status it stands for and whether it is
+ * transient. The one table that every transport consults, so that an error sent in-band is retried
+ * exactly as the same error sent with its status would be.
+ *
+ * <table>
+ * <caption>In-band error types (OpenAI's {@code type} or {@code code}, Anthropic's {@code type})</caption>
+ * <tr><th>type</th><th>status</th><th>transient</th></tr>
+ * <tr><td>{@code rate_limit}, {@code rate_limit_error}, {@code rate_limit_exceeded}</td><td>429</td>
+ * <td>yes</td></tr>
+ * <tr><td>{@code server_error}, {@code api_error}, {@code internal_error}</td><td>500</td><td>yes</td></tr>
+ * <tr><td>{@code overloaded}, {@code overloaded_error}, {@code server_overloaded},
+ * {@code service_unavailable}</td><td>503</td><td>yes</td></tr>
+ * <tr><td>{@code authentication_error}, {@code invalid_api_key}</td><td>401</td><td>no</td></tr>
+ * <tr><td>{@code permission_error}</td><td>403</td><td>no</td></tr>
+ * <tr><td>{@code not_found_error}, {@code model_not_found}</td><td>404</td><td>no</td></tr>
+ * <tr><td>{@code request_too_large}</td><td>413</td><td>no</td></tr>
+ * </table>
+ *
+ * <p>Matching ignores case. Trap: a type the table does not know ({@code invalid_request_error},
+ * {@code context_length_exceeded}, {@code insufficient_quota}, a new one), or none, is permanent and
+ * stands for no status of its own; a transport that must give it one gives 400.
+ */
+public final class ProviderErrorTypes {
+
+    private static final Map<String, Integer> TRANSIENT = Map.ofEntries(
+            Map.entry("rate_limit", 429), Map.entry("rate_limit_error", 429), Map.entry("rate_limit_exceeded", 429),
+            Map.entry("server_error", 500), Map.entry("api_error", 500), Map.entry("internal_error", 500),
+            Map.entry("overloaded", 503), Map.entry("overloaded_error", 503), Map.entry("server_overloaded", 503),
+            Map.entry("service_unavailable", 503));
+
+    private static final Map<String, Integer> PERMANENT = Map.ofEntries(
+            Map.entry("authentication_error", 401), Map.entry("invalid_api_key", 401),
+            Map.entry("permission_error", 403),
+            Map.entry("not_found_error", 404), Map.entry("model_not_found", 404),
+            Map.entry("request_too_large", 413));
+
+    private ProviderErrorTypes() {
+    }
+
+    /**
+     * Returns the HTTP status that an in-band error type stands for, transient or not.
+     *
+     * @param type the error's type (or code), or {@code null} when it has none
+     * @return the status the table gives, or empty for a type the table does not know, or none
+     */
+    public static OptionalInt status(@Nullable String type) {
+        OptionalInt status = lookUp(TRANSIENT, type);
+        return status.isPresent() ? status : lookUp(PERMANENT, type);
+    }
+
+    /**
+     * Returns the HTTP status of an in-band error that has both a type and a code, such as OpenAI's
+     * {@code {"type": "requests", "code": "rate_limit_exceeded"}}: the type decides when the table
+     * knows it, the code otherwise.
+     *
+     * @param type the error's type, or {@code null}
+     * @param code the error's code, or {@code null}
+     * @return the status the table gives for the type, else for the code, else empty
+     */
+    public static OptionalInt status(@Nullable String type, @Nullable String code) {
+        OptionalInt status = status(type);
+        return status.isPresent() ? status : status(code);
+    }
+
+    /**
+     * Returns the HTTP status that an in-band error type stands for when it is transient: the status
+     * under which a retry decorator retries the error.
+     *
+     * @param type the error's type (or code), or {@code null} when it has none
+     * @return 429, 500 or 503 as the table gives, or empty when the type is permanent, unknown or
+     *     absent
+     */
+    public static OptionalInt transientStatus(@Nullable String type) {
+        return lookUp(TRANSIENT, type);
+    }
+
+    /**
+     * Returns the HTTP status of an in-band error with a type and a code when it is transient,
+     * deciding as {@link #status(String, String)} does: the type first, when the table knows it
+     * (so a permanent type is not made transient by its code), the code otherwise.
+     *
+     * @param type the error's type, or {@code null}
+     * @param code the error's code, or {@code null}
+     * @return 429, 500 or 503 as the table gives, or empty when the error is permanent, unknown or
+     *     untyped
+     */
+    public static OptionalInt transientStatus(@Nullable String type, @Nullable String code) {
+        return status(type).isPresent() ? transientStatus(type) : transientStatus(code);
+    }
+
+    private static OptionalInt lookUp(Map<String, Integer> table, @Nullable String type) {
+        Integer status = (type != null) ? table.get(type.toLowerCase(Locale.ROOT)) : null;
+        return (status != null) ? OptionalInt.of(status) : OptionalInt.empty();
+    }
+}
