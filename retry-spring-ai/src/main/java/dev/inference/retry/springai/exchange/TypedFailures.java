@@ -2,13 +2,12 @@ package dev.inference.retry.springai.exchange;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RetryAfter;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalInt;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -28,18 +27,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TypedFailures {
 
-    /** The header in which OpenAI and Anthropic give their wait in milliseconds, read before {@code Retry-After}. */
-    static final String RETRY_AFTER_MS = "retry-after-ms";
-
-    static final String RETRY_AFTER = "Retry-After";
-
-    /** Error types that say "try again later" when a stream reports them before any content. */
-    private static final Set<String> RATE_LIMITED = Set.of("rate_limit", "rate_limit_error", "rate_limit_exceeded");
-
-    private static final Set<String> SERVER_ERRORS = Set.of("server_error", "api_error", "internal_error");
-
-    private static final Set<String> OVERLOADED = Set.of("overloaded", "overloaded_error", "server_overloaded");
-
     private TypedFailures() {
     }
 
@@ -49,12 +36,11 @@ public final class TypedFailures {
      * @param status the response's status
      * @param header the response's first value of a header, or {@code null} when it has none
      * @param clock the clock that says what "now" is for a {@code Retry-After} date
-     * @return the status failure with the wait the provider asked for, from {@code retry-after-ms}, else
-     *     {@code Retry-After}
+     * @return the status failure with the wait the provider asked for (see {@link RetryAfter#fromHeaders})
      */
     public static HttpStatusException status(int status, Function<String, @Nullable String> header, Clock clock) {
         return new HttpStatusException(status, "The provider answered HTTP " + status,
-                retryAfter(header, clock).orElse(null));
+                RetryAfter.fromHeaders(header, clock).orElse(null));
     }
 
     /**
@@ -112,12 +98,13 @@ public final class TypedFailures {
      *
      * @param type the error's type, if it has one
      * @param code the error's code, if it has one
-     * @return a retryable {@link HttpStatusException} when the type or the code is transient (rate limit:
-     *     429, server error: 500, overloaded: 503), or {@code null} when the error is permanent
+     * @return a retryable {@link HttpStatusException} when the error is transient, as
+     *     {@link ProviderErrorTypes#transientStatus(String, String)} decides, or {@code null} when it is
+     *     permanent
      */
     public static @Nullable HttpStatusException inBand(@Nullable String type, @Nullable String code) {
-        int status = transientStatus(type, code);
-        return (status == 0) ? null : new HttpStatusException(status,
+        OptionalInt status = ProviderErrorTypes.transientStatus(type, code);
+        return status.isEmpty() ? null : new HttpStatusException(status.getAsInt(),
                 "The provider sent a " + type + " error in the stream before any content", null);
     }
 
@@ -198,30 +185,5 @@ public final class TypedFailures {
      */
     public static @Nullable String first(List<String> values) {
         return values.isEmpty() ? null : values.get(0);
-    }
-
-    /** The wait a provider asked for: {@code retry-after-ms} first, then {@code Retry-After}. */
-    private static Optional<Duration> retryAfter(Function<String, @Nullable String> header, Clock clock) {
-        Optional<Duration> millis = RetryAfter.parseMillis(header.apply(RETRY_AFTER_MS));
-        return millis.isPresent() ? millis : RetryAfter.parse(header.apply(RETRY_AFTER), clock);
-    }
-
-    private static int transientStatus(@Nullable String type, @Nullable String code) {
-        for (String each : new String[] { type, code }) {
-            if (each == null) {
-                continue;
-            }
-            String kind = each.toLowerCase(Locale.ROOT);
-            if (RATE_LIMITED.contains(kind)) {
-                return 429;
-            }
-            if (SERVER_ERRORS.contains(kind)) {
-                return 500;
-            }
-            if (OVERLOADED.contains(kind)) {
-                return 503;
-            }
-        }
-        return 0;
     }
 }

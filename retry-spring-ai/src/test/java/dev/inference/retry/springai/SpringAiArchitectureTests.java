@@ -1,0 +1,77 @@
+package dev.inference.retry.springai;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.ArchConfiguration;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code retry-spring-ai} is laid out by role and by provider: the provider packages never reach into
+ * one another, the provider-neutral packages reach into no provider, and only the wiring knows every
+ * provider.
+ */
+class SpringAiArchitectureTests {
+
+    private static final String BASE = "dev.inference.retry.springai";
+
+    private static final String[] PROVIDERS = { BASE + ".openai..", BASE + ".anthropic..", BASE + ".ollama.." };
+
+    private static final String[] PROVIDER_SDKS = { "com.openai..", "com.anthropic..", "org.springframework.ai.openai..",
+            "org.springframework.ai.anthropic..", "org.springframework.ai.ollama.." };
+
+    // Dependencies are judged by name: resolving the libraries' classes from the class path only costs time.
+    private static final JavaClasses module = ArchConfiguration.withThreadLocalScope((configuration) -> {
+        configuration.setResolveMissingDependenciesFromClassPath(false);
+        return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages(BASE);
+    });
+
+    @Test
+    void importsEveryPackageOfTheModule() {
+        assertThat(module.containPackage(BASE + ".exchange")).isTrue();
+        assertThat(module.containPackage(BASE + ".openai")).isTrue();
+        assertThat(module.containPackage(BASE + ".autoconfigure")).isTrue();
+    }
+
+    @Test
+    void providerPackagesNeverImportEachOther() {
+        SlicesRuleDefinition.slices().matching(BASE + ".(openai|anthropic|ollama)..").should().notDependOnEachOther()
+            .check(module);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { ".exchange..", ".support..", ".proxy.." })
+    void providerNeutralPackagesImportNoProviderNorItsSdk(String pkg) {
+        noClasses().that().resideInAPackage(BASE + pkg).should().dependOnClassesThat()
+            .resideInAnyPackage(concat(PROVIDERS, PROVIDER_SDKS))
+            .check(module);
+    }
+
+    @Test
+    void onlyTheWiringImportsTheAutoConfigurationPackage() {
+        noClasses().that().resideOutsideOfPackage(BASE + ".autoconfigure..").should().dependOnClassesThat()
+            .resideInAPackage(BASE + ".autoconfigure..")
+            .check(module);
+    }
+
+    @Test
+    void thePublicApiImportsNoneOfTheInternalPackages() {
+        noClasses().that().resideInAPackage(BASE).should().dependOnClassesThat()
+            .resideInAPackage(BASE + ".*..")
+            .check(module);
+    }
+
+    private static String[] concat(String[] first, String[] second) {
+        String[] all = new String[first.length + second.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(second, 0, all, first.length, second.length);
+        return all;
+    }
+}
