@@ -23,40 +23,21 @@ import reactor.util.context.Context;
 
 /**
  * Retries the establishment of each exchange of a {@code WebClient} with the decisions of a
- * {@link Retrier}, without blocking: the innermost filter of a client whose one caller is a chat
- * model's {@code stream}, so its listeners hear {@link Operation#STREAM} attempts.
+ * {@link Retrier}, without blocking: the innermost filter of a client whose one caller is a model's
+ * {@code stream}, so its listeners hear {@link Operation#STREAM} attempts. The order of a call's
+ * decisions is {@link dev.inference.retry.RetryExecution}'s.
  *
- * <p>An attempt is one request, sent again from the same {@link ClientRequest} (whose body must be
- * repeatable, as a body of one value is), and is established when the response's status and headers
- * have arrived. Its outcome is:
- * <ul>
- * <li>a {@link WebClientRequestException} (connection refused or reset, a response cut before its
- * status): a network failure;</li>
- * <li>a status of 400 or more: an {@link HttpStatusException}, with the provider's wait from
- * {@code retry-after-ms}, else {@code Retry-After};</li>
- * <li>anything else: success. The response, its content not yet begun, goes on untouched, so what
- * happens once content flows (a stream cut after its first chunk) is final, and no chunk is ever
- * delivered twice.</li>
- * </ul>
+ * <p>An attempt is one request, sent again from the same {@link ClientRequest}, and is established when
+ * the response's status and headers have arrived: a {@link WebClientRequestException} is a network
+ * failure, a status of 400 or more an {@link HttpStatusException} (see {@link TypedFailures#status}), and
+ * anything else a success whose content goes on untouched. A permanent status is handed on as the
+ * response, so {@code retrieve()} signals what it signals today; a retryable one, and a network failure,
+ * carry the typed failure as their cause, and on exhaustion are the cause of the
+ * {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop.
  *
- * <p>What the caller gets: a permanent status is handed on as the response itself (its body read into
- * memory on the way), and the client's {@code retrieve()} signals exactly what it signals today (such as
- * a {@code WebClientResponseException} for 400). A retryable status is the
- * {@code WebClientResponseException} that {@link ClientResponse#createException()} makes of the
- * response, as {@code retrieve()} would; a network failure is a copy of the client's
- * {@code WebClientRequestException}. Each carries the typed failure as its cause, and when attempts run
- * out it is the cause of the {@link ExhaustedException} the exchange signals, which the client passes on
- * unchanged.
- *
- * <p>Waits are {@link ReactorRetry}'s: timers on Reactor's parallel scheduler, so no thread is blocked,
- * least of all an event loop of the client. The retrier's shutdown signal ends every wait.
- *
- * <p>Ending a call: cancelling the subscription to the exchange ends a wait and makes no further
- * request. Operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
- * stream does), so a subscription can also carry a
- * {@link CallContext} in its Reactor context ({@link #cancelledWith}) whose cancellation ends the call
- * from beneath them: a wait at once, with no further request, and an attempt in flight, whose request
- * is then abandoned; the call signals a {@link CancellationException}. Thread-safe.
+ * <p>Trap: operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
+ * stream does), so a subscription can carry a {@link CallContext} ({@link #cancelledWith}) whose
+ * cancellation ends the call from beneath them with a {@link CancellationException}. Thread-safe.
  */
 public final class RetryingExchangeFilter implements ExchangeFilterFunction {
 

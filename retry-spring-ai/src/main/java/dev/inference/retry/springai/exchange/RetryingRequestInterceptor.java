@@ -28,34 +28,21 @@ import org.springframework.web.client.ResponseErrorHandler;
 
 /**
  * Retries each exchange of a {@code RestClient} with the decisions of a {@link Retrier}: the innermost
- * interceptor of a client whose one caller is a chat model's blocking {@code call}, so its listeners hear
- * {@link Operation#INVOKE} attempts.
+ * interceptor of a client whose one caller is a model's blocking {@code call}, so its listeners hear
+ * {@link Operation#INVOKE} attempts. The order of a call's decisions is
+ * {@link dev.inference.retry.RetryExecution}'s.
  *
- * <p>An attempt is one request and its response (the client buffers the request body, so every attempt
- * sends the same bytes); its outcome is:
- * <ul>
- * <li>an {@link IOException} from the transport (connection refused or reset, timeout): a network
- * failure, unless the calling thread was interrupted, which is the caller giving up;</li>
- * <li>a status of 400 or more: an {@link HttpStatusException}, with the provider's wait from
- * {@code retry-after-ms}, else {@code Retry-After};</li>
- * <li>anything else: success, and the response is returned untouched.</li>
- * </ul>
+ * <p>An attempt is one request (the client buffers the body, so every attempt sends the same bytes): an
+ * {@link IOException} is a network failure, unless the thread was interrupted; a status of 400 or more
+ * an {@link HttpStatusException} (see {@link TypedFailures#status}); anything else a success, returned
+ * untouched. The client turns responses into exceptions after its interceptors, so a permanent failure is
+ * handed over as it came and the caller gets what the client throws today; a retryable one is made here
+ * as the client would make it (its {@link ResponseErrorHandler}'s exception, or a
+ * {@link ResourceAccessException}), with the typed failure as its cause, and on exhaustion is the cause
+ * of the {@link ExhaustedException}.
  *
- * <p>What the caller gets, and why: the client turns responses into exceptions after its interceptors,
- * with its status handlers. So a permanent failure is handed over as it came (the response, or the
- * transport's {@code IOException}), and the caller gets exactly what the client throws for it today,
- * such as Spring AI's {@code NonTransientAiException}. A retryable failure is the exception the client
- * would throw for it, made here: for a status, what the client's {@link ResponseErrorHandler} (Spring
- * AI's, unless the application has one of its own) throws for a buffered copy of the response; for an
- * {@code IOException}, the {@link ResourceAccessException} the client wraps it in, with the same
- * message. The typed failure is attached as its cause (see
- * {@link SpringHttpFailures#withTypedCause}), and when attempts run out it is the cause of the
- * {@link ExhaustedException} the interceptor throws, which the client passes on unchanged.
- *
- * <p>Waits block the calling thread, the one that made the blocking call and that the client needs for
- * nothing else. An interrupt, or the retrier's {@link ShutdownSignal}, ends a wait at once with no
- * further request: an interrupt with a {@link CancellationException} and the interrupt status restored.
- * Thread-safe; every call's state lives in the call.
+ * <p>Trap: waits block the calling thread, which an interrupt or the {@link ShutdownSignal} wakes at
+ * once with no further request. Thread-safe; every call's state lives in the call.
  */
 public final class RetryingRequestInterceptor implements ClientHttpRequestInterceptor {
 

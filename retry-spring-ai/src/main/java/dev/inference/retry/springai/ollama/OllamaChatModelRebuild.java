@@ -21,40 +21,20 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * Rebuilds an {@link OllamaChatModel} (Spring AI 2.0.1) on an {@link OllamaApi} of its own whose HTTP
- * exchanges a {@link Retrier} retries, as a {@link RetriedOllamaChatModel}: one attempt per exchange at
- * Spring AI's level, and streams whose cancellation reaches their exchange.
+ * Rebuilds an {@link OllamaChatModel} (Spring AI 2.0.1) as a {@link RetriedOllamaChatModel}, a subclass,
+ * on an {@link OllamaApi} of its own whose HTTP exchanges a {@link Retrier} retries: its
+ * {@link RestClient} and {@link WebClient} are the original ones {@linkplain RestClient#mutate() mutated}
+ * (everything kept) with a {@link RetryingRequestInterceptor} for {@code call} and a
+ * {@link RetryingExchangeFilter} for {@code stream} as the innermost link, and its {@link RetryTemplate}
+ * makes one attempt. The original {@code OllamaApi} and retry template, beans the embedding model and
+ * unwrapped chat models share, are left untouched. Why beneath the bean and not a proxy: only the HTTP
+ * exchange shows the status and the provider's {@code Retry-After}.
  *
- * <p>Why a rebuild, beneath the bean: a proxy of it (the class is not final) would see the model's
- * exceptions, which carry the status only as text and never the provider's {@code Retry-After} that only
- * the HTTP exchange shows, and could not take away the {@link RetryTemplate} its {@code call} retries
- * through (the application's shared one, which the embedding model and any chat model left unwrapped
- * keep). Boot's {@code RestClient} and {@code WebClient} customizers would reach the exchange, but of
- * every client built from Boot's builders, the {@code OllamaApi} bean that the embedding model shares
- * included. So the model is built again, as a subclass of its class, so that code that injects
- * {@code OllamaChatModel} gets it:
- * <ul>
- * <li>on a new {@code OllamaApi} whose {@link RestClient} and {@link WebClient} are the original
- * clients {@linkplain RestClient#mutate() mutated} (base URL, headers, status handler, request factory
- * and connector, customizations: all kept) with a {@link RetryingRequestInterceptor} for {@code call}
- * and a {@link RetryingExchangeFilter} for {@code stream} added as the innermost link. The original
- * {@code OllamaApi}, a bean that other models share, is left untouched;</li>
- * <li>with a {@link RetryTemplate} that makes one attempt, so that Spring AI never repeats an exchange
- * whose failure the retrier has decided about ({@code RetryUtils} rethrows its failure as it is). The
- * stream path of 2.0.1 has no Spring AI retry to turn off;</li>
- * <li>with the same options, tool calling manager, observation registry and observation convention. The
- * model is not pulled again: the original did that when it was built.</li>
- * </ul>
- * Ollama reports a failure before any content as an error status (such as 503 when its queue is full),
- * which the exchange's retry classifies. An error it writes into a stream's body ({@code {"error":"..."}})
- * carries no type to classify, so it is never retried and reaches the caller as it does today.
- *
- * <p>{@code OllamaChatModel} exposes neither its {@code OllamaApi}, tool calling manager, observation
- * registry nor convention, and {@code OllamaApi} neither of its clients: they are read here, by
- * reflection, from their private fields. This is the one class that knows the private shape of
- * {@code OllamaChatModel} and {@code OllamaApi} 2.0.1. When a field is not found (another version), or
- * the bean is a subclass of the application's, which a rebuild would lose, the bean cannot be retried
- * and a {@link ChatModelNotRetriableException} says so at startup.
+ * <p>Traps: the model and its API expose none of this, so it is read by reflection from their private
+ * fields; this is the one class that knows the private shape of {@code OllamaChatModel} and
+ * {@code OllamaApi} 2.0.1. A field not found, or a bean that is a subclass of the application's (which
+ * a rebuild would lose), fails startup with a {@link ChatModelNotRetriableException}. An error Ollama
+ * writes into a stream's body carries no type, so it is never retried.
  */
 final class OllamaChatModelRebuild {
 

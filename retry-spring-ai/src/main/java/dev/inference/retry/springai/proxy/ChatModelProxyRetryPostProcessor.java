@@ -31,32 +31,20 @@ import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
 
 /**
- * Retries the calls of every chat model bean that this module does not retry beneath the bean (see
- * {@link SpringAiProvider#retriedBeneath()}), and that {@link ChatModelRetriers} gives a retrier, above its HTTP
- * exchange: the bean becomes a proxy of its own class (a subclass, so code that injects it by its class
- * still gets it) whose {@link RetryingChatModelInterceptor} retries its {@code call} and {@code stream}
- * methods with the bean's retrier and the application's {@link ChatModelFailureTranslator}s.
+ * Retries the calls of every chat model bean that no provider retries beneath the bean (see
+ * {@link SpringAiProvider#retriedBeneath()}) and that {@link ChatModelRetriers} gives a retrier, above
+ * its HTTP exchange: the bean becomes a proxy of its own class whose {@link RetryingChatModelInterceptor}
+ * retries {@code call} and {@code stream}. A Spring AOP proxy already made that is not frozen gets the
+ * interceptor added to its advice instead.
  *
- * <p>A bean that already is a Spring AOP proxy (a scoped proxy, or one an application made) that is not
- * frozen gets the interceptor added to its advice instead, after the advice it has. A bean whose class
- * cannot be subclassed (it is final, or a {@code call} or {@code stream} method of it is) fails startup
- * with a {@link ChatModelNotRetriableException} that names the bean and the fix: an interface-only proxy
- * would lose the bean's class, and a proxy that could not intercept those methods would leave them
- * unretried while the application believes them retried. So does a model that holds a Spring
- * {@code RetryTemplate} (as Spring AI's models on {@code spring-ai-retry}, such as Mistral's, do): it
- * retries each exchange itself, and a retry above it would multiply the attempts.
+ * <p>Refused at startup with a {@link ChatModelNotRetriableException} naming the bean and the fix: a class
+ * that cannot be subclassed (it, or a {@code call} or {@code stream} method of it, is final), and a model
+ * that holds a Spring {@code RetryTemplate}, since it retries each exchange itself and a retry above it
+ * would multiply the attempts. Left alone: beans with no retrier, scoped targets, beans already retried.
  *
- * <p>Left as they are: beans for which {@link ChatModelRetriers} answers empty, targets of a scoped proxy
- * (their proxy is retried), beans already retried, and beans of the classes retried beneath the bean,
- * whatever the order of the post-processors. Runs just after those classes' own post-processors and
- * before the post-processors of default order, so that it sees the model itself rather than a proxy
- * made of it, and an application's own advice then wraps the retried calls. The collaborators come
- * through {@link ObjectProvider}s, resolved at the first chat model bean, so registering this
- * post-processor initialises nothing early.
- *
- * <p>Spring AOT: for each chat model bean of a concrete class that it could retry, it names the proxy
- * class during ahead-of-time processing ({@link #determineBeanType}), so that the class is generated at
- * build time, with its reflection hints, and a native image can make the proxy.
+ * <p>Traps: it runs just after the providers' post-processors, so that it sees the model rather than a
+ * proxy of it. For Spring AOT it names the proxy class at build time ({@link #determineBeanType}), so
+ * that the class and its hints are generated and a native image can make the proxy.
  */
 public final class ChatModelProxyRetryPostProcessor
         implements SmartInstantiationAwareBeanPostProcessor, BeanClassLoaderAware, Ordered {

@@ -22,32 +22,19 @@ import reactor.core.publisher.Flux;
 
 /**
  * Retries the calls of one chat model bean above its HTTP exchange, in a proxy of the bean's class,
- * with the bean's {@link Retrier}.
+ * with the bean's {@link Retrier}: the methods {@link ChatModel} and {@link StreamingChatModel} declare
+ * ({@link #CHAT_METHODS}). A {@code call} is an {@link Operation#INVOKE}, invoked again after a blocking
+ * wait that an interrupt ends; a {@code stream} is an {@link Operation#STREAM}, retried until its first
+ * element with {@link ReactorRetry}'s non-blocking waits, after which every signal passes through.
  *
- * <p>What it retries: the methods that {@link ChatModel} and {@link StreamingChatModel} declare
- * ({@link #CHAT_METHODS}). Each {@code call} is an {@link Operation#INVOKE}: on failure it is invoked again
- * on the model, on the caller's thread after a blocking wait that an interrupt ends (the call then throws
- * a {@link java.util.concurrent.CancellationException}, the interrupt status restored, and the model is
- * not called again). Each {@code stream} is an {@link Operation#STREAM}: the model's method is invoked
- * once per attempt, when the returned {@link Flux} is subscribed to, and an attempt is retried until its
- * first element only, with {@link ReactorRetry}'s non-blocking waits; after the first element, every
- * signal passes through, so no element is ever repeated, and cancelling the subscription during a wait
- * ends the call with no further attempt. A convenience method such as {@code call(String)} is retried as
- * a whole, since the model runs it (and the {@code call(Prompt)} inside it) on itself, not on the proxy.
+ * <p>It retries on the typed failure that the {@link ChatModelFailureTranslators} make of what the model
+ * threw. The caller gets a permanent failure as the model threw it and, when attempts run out, an
+ * {@link ExhaustedException} (or {@link RetryBudgetExhaustedException}) whose cause is the last failure
+ * as thrown.
  *
- * <p>What it retries on: the typed failure that the {@link ChatModelFailureTranslators} make of what the
- * model threw, classified by the retrier. The caller gets a permanent failure exactly as the model threw
- * it, and, when attempts run out, an {@link ExhaustedException} (or {@link RetryBudgetExhaustedException})
- * whose cause is the last failure as the model threw it and whose suppressed exceptions are the earlier
- * ones, also as thrown. The retrier's listeners hear of the typed failures.
- *
- * <p>Tools: retrying a call repeats it whole, so a model that ran tools inside its {@code call} would run
- * them again. No model of Spring AI 2.0.1 does: their {@code ToolCallingManager} only resolves tool
- * definitions, and tools run in {@code ChatClient}'s tool-calling advisor, which calls the model once per
- * exchange. An application's own model that executes tools inside {@code call} must not be retried here
- * ({@code inference.retry.clients.<bean>.enabled=false}).
- *
- * <p>Immutable and thread-safe; every call's state lives in that call.
+ * <p>Trap: a retry repeats the call whole, so a model that ran tools inside its {@code call} would run
+ * them again. No model of Spring AI 2.0.1 does (tools run in {@code ChatClient}'s advisor); an
+ * application's own model that does must not be retried here. Immutable and thread-safe.
  */
 final class RetryingChatModelInterceptor implements MethodInterceptor {
 
