@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Opens the {@link RedisCooldownStore}'s {@link RedisLink}s on a thread of its own, one attempt at a
- * time, so that the store waits for one at most its deadline. An attempt that outlasts the deadline
- * goes on: the next {@link #connect()} waits for the same attempt again instead of opening another
- * connection, so that a Redis that accepts connections but does not answer them never collects more
- * than one. Lettuce's own timeouts (its connect timeout, then the command timeout for the handshake)
+ * time, so that the store waits for one at most a given time ({@link RedisLink#connectWait}). An
+ * attempt that outlasts it goes on: the next {@link #connect()} waits for the same attempt again
+ * instead of opening another connection, so that a Redis that accepts connections but does not
+ * answer them never collects more than one, and the store takes the connection as soon as Redis
+ * answers. Lettuce's own timeouts (its connect timeout, then the command timeout for the handshake)
  * end an attempt at the latest. A link that arrives once the connector is closed is closed, and the
  * thread ends when no attempt is left.
  */
@@ -29,7 +30,7 @@ final class RedisConnector implements AutoCloseable {
 
     private final Supplier<RedisLink> opening;
 
-    private final Duration deadline;
+    private final Duration wait;
 
     private final ThreadPoolExecutor executor;
 
@@ -41,9 +42,9 @@ final class RedisConnector implements AutoCloseable {
     /** Guarded by {@link #lock}. */
     private boolean closed;
 
-    RedisConnector(Supplier<RedisLink> opening, Duration deadline, String threadName) {
+    RedisConnector(Supplier<RedisLink> opening, Duration wait, String threadName) {
         this.opening = opening;
-        this.deadline = deadline;
+        this.wait = wait;
         this.executor = new ThreadPoolExecutor(1, 1, IDLE_THREAD.toNanos(), TimeUnit.NANOSECONDS,
                 new LinkedBlockingQueue<>(), (task) -> {
                     Thread thread = new Thread(task, threadName);
@@ -54,9 +55,9 @@ final class RedisConnector implements AutoCloseable {
     }
 
     /**
-     * Returns a new link once it is open, waiting at most the deadline.
+     * Returns a new link once it is open, waiting for it at most the connector's wait.
      *
-     * @throws RedisException when the attempt failed, when it is still under way at the deadline (the
+     * @throws RedisException when the attempt failed, when it is still under way after the wait (the
      *     next call waits for it again), or when the connector is closed
      */
     RedisLink connect() {
@@ -71,13 +72,13 @@ final class RedisConnector implements AutoCloseable {
             current = this.attempt;
         }
         try {
-            RedisLink link = current.get(Durations.toWaitNanos(this.deadline), TimeUnit.NANOSECONDS);
+            RedisLink link = current.get(Durations.toWaitNanos(this.wait), TimeUnit.NANOSECONDS);
             taken(current);
             return link;
         }
         catch (TimeoutException ex) {
-            throw new RedisConnectionException("No connection to Redis within " + this.deadline.toMillis()
-                    + " ms, the cool-down store's deadline; the attempt goes on");
+            throw new RedisConnectionException(
+                    "No connection to Redis within " + this.wait.toMillis() + " ms; the attempt goes on");
         }
         catch (ExecutionException ex) {
             taken(current);

@@ -39,12 +39,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * local copy and never wait for Redis, one warning is logged per outage, {@link #errorCount()} counts
  * the failures, and what was set meanwhile is written and published once Redis answers.
  *
- * <p>Every exchange with Redis waits at most the store's own deadline, twice the
+ * <p>Every command sent to Redis waits at most the store's own deadline, twice the
  * {@link Builder#probeInterval(Duration) probe interval} (between one and five seconds), never the
- * factory's command timeout (Lettuce's default is a minute). The trap: the store holds two connections
- * of its own, not the factory's shared one, and drops them when an outage begins; the next probe to
- * find Redis answering opens new ones, since the client's reconnection backs off to 30 seconds. How it
- * works, and how fast it notices and recovers: {@code docs/cooldown.md}. Thread-safe.
+ * factory's command timeout (Lettuce's default is a minute); connecting waits at most the factory's
+ * connect timeout. The trap: the store holds two connections of its own, not the factory's shared one,
+ * and drops them when an outage begins; the next probe to find Redis answering opens new ones, since
+ * the client's reconnection backs off to 30 seconds. How it works, and how fast it notices and
+ * recovers: {@code docs/cooldown.md}. Thread-safe.
  */
 public final class RedisCooldownStore implements CooldownStore, AutoCloseable, DisposableBean {
 
@@ -117,12 +118,14 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         this.channel = (builder.namespace + ":inference-retry:cooldowns").getBytes(UTF_8);
         this.local = LocalCooldownStore.withClock(builder.nanoTime);
         this.probeInterval = builder.probeInterval;
-        Duration deadline = (builder.deadline != null) ? builder.deadline : deadlineFor(builder.probeInterval);
-        String threadName = "inference-retry-cooldown-" + builder.namespace;
         LettuceConnectionFactory connectionFactory = builder.connectionFactory;
+        Duration deadline = (builder.deadline != null) ? builder.deadline : deadlineFor(builder.probeInterval);
+        Duration connectWait = (builder.deadline != null) ? builder.deadline
+                : RedisLink.connectWait(connectionFactory, deadline);
+        String threadName = "inference-retry-cooldown-" + builder.namespace;
         this.connector = new RedisConnector(
-                () -> RedisLink.open(connectionFactory, deadline, this::heard, this::requestSynchronisation), deadline,
-                threadName + "-connect");
+                () -> RedisLink.open(connectionFactory, deadline, this::heard, this::requestSynchronisation),
+                connectWait, threadName + "-connect");
         this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
             Thread thread = new Thread(task, threadName);
             thread.setDaemon(true);
@@ -561,8 +564,9 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
 
         /**
-         * Sets the deadline of every exchange with Redis instead of deriving it from the probe interval,
-         * for tests that cannot spend seconds on it.
+         * Sets the deadline of every exchange with Redis, and how long a connection attempt may take,
+         * instead of deriving them from the probe interval and the connect timeout, for tests that
+         * cannot spend seconds on them.
          */
         Builder deadline(Duration deadline) {
             this.deadline = Objects.requireNonNull(deadline, "deadline must not be null");

@@ -12,6 +12,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -80,6 +81,21 @@ final class RedisLink implements AutoCloseable {
         this.commands = commands;
         this.subscription = subscription;
         this.deadline = deadline;
+    }
+
+    /**
+     * Returns how long the store lets a connection attempt take before it counts it as a failure: the
+     * factory's connect timeout (Spring Boot's {@code spring.data.redis.connect-timeout}, Lettuce's
+     * default 10 s), or the deadline when that is longer. A refused connection fails at once; but a
+     * client's first connection, which starts its event loops, can take seconds on a busy host
+     * starting an application, and must not pass for an outage.
+     */
+    static Duration connectWait(LettuceConnectionFactory factory, Duration deadline) {
+        Duration connectTimeout = factory.getClientConfiguration()
+            .getClientOptions()
+            .map((options) -> options.getSocketOptions().getConnectTimeout())
+            .orElse(SocketOptions.DEFAULT_CONNECT_TIMEOUT_DURATION);
+        return (connectTimeout.compareTo(deadline) > 0) ? connectTimeout : deadline;
     }
 
     /**

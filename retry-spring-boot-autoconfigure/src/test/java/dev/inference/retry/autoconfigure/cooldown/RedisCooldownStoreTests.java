@@ -568,12 +568,37 @@ class RedisCooldownStoreTests {
      * A Redis that is frozen (SIGSTOP) keeps its connections open and lets the kernel accept new ones,
      * but answers nothing: only the store's own deadline ends an exchange, whatever the application's
      * timeout (here Lettuce's minute). The deadline is driven short so that several probes fit in a
-     * second.
+     * second, except where the defaults are what is tested.
      */
     @Nested
     class FrozenRedis {
 
         private static final Duration STORE_DEADLINE = Duration.ofMillis(300);
+
+        private final LogCapture logs = new LogCapture();
+
+        @AfterEach
+        void stopCapturing() {
+            this.logs.close();
+        }
+
+        @Test
+        void takesAConnectionThatIsSlowToBeMadeForNoOutage() {
+            try (RedisServer own = RedisServer.start(); Instances app = new Instances(null)) {
+                own.pause();
+                // Probing every second: each command's deadline is two seconds, connecting may take ten.
+                RedisCooldownStore store = app.start(own.port(), namespace,
+                        (builder) -> builder.nanoTime(clockAt(Duration.ZERO)::get).startupWait(Duration.ZERO));
+
+                Poll.throughout("without an outage while connecting", Duration.ofSeconds(3),
+                        () -> store.errorCount() == 0);
+                own.resume();
+                Poll.until("sharing", DEADLINE, store::isRedisReachable);
+
+                assertThat(store.errorCount()).isZero();
+                assertThat(this.logs.messages(Level.WARN)).isEmpty();
+            }
+        }
 
         @Test
         void givesUpEachExchangeAtTheDeadlineAndHoldsOneConnectionAttemptAtATime() {
