@@ -24,6 +24,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -44,7 +45,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * client's reconnection, whose backoff grows to 30 seconds. The trap: {@link #open} blocks while it
  * connects (Lettuce connects synchronously when it is not given the client's URI, which is not
  * public), so the store calls it through a {@link RedisConnector}, off its own thread. Closing never
- * waits for Redis. Used by one thread at a time; the listener's callbacks run on Lettuce's.
+ * sends anything to Redis. Used by one thread at a time; the listener's callbacks run on Lettuce's.
  */
 final class RedisLink implements AutoCloseable {
 
@@ -74,6 +75,8 @@ final class RedisLink implements AutoCloseable {
     private final StatefulRedisPubSubConnection<byte[], byte[]> subscription;
 
     private final Duration deadline;
+
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisLink(StatefulConnection<byte[], byte[]> connection, RedisClusterAsyncCommands<byte[], byte[]> commands,
             StatefulRedisPubSubConnection<byte[], byte[]> subscription, Duration deadline) {
@@ -185,15 +188,26 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
-     * Closes both connections without waiting: commands still queued fail, and the client stops
-     * reconnecting them. Idempotent.
+     * Closes both connections: commands still queued fail, and the client stops reconnecting them.
+     * Closing is local, never an exchange with Redis; it waits at most the deadline for the client to
+     * let go of them, so that a client shut down next does not close them again. Idempotent.
      */
     @Override
-    @SuppressWarnings("FutureReturnValueIgnored")
     public void close() {
-        // Closing is local, and a failure to close leaves nothing to do: never wait for it.
-        this.subscription.closeAsync();
-        this.connection.closeAsync();
+        if (!this.closed.compareAndSet(false, true)) {
+            return;
+        }
+        CompletableFuture<Void> closing = CompletableFuture.allOf(this.subscription.closeAsync(),
+                this.connection.closeAsync());
+        try {
+            closing.get(Durations.toWaitNanos(this.deadline), TimeUnit.NANOSECONDS);
+        }
+        catch (ExecutionException | TimeoutException ex) {
+            // Nothing is left to do: the client has released the connections, or does when its close ends.
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
