@@ -102,9 +102,10 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
-     * Connects to the Redis of the factory's client, standalone, Sentinel or Cluster, as the factory's
-     * own connections do (same address, credentials, database and client name), and blocks until both
-     * connections are open or one has failed. Nothing is subscribed yet.
+     * Connects to the Redis of the factory's client as the factory's own connections do (same address,
+     * credentials, database and client name: the client's own URI), and blocks until both connections
+     * are open or one has failed. Nothing is subscribed yet. A standalone or Sentinel factory makes a
+     * {@link RedisClient}, a Cluster one a {@link RedisClusterClient}; the tests cover standalone.
      *
      * @param published called with the body of every message published on the channel subscribed to
      * @param resubscribed called when the client has subscribed again by itself, after reconnecting
