@@ -26,61 +26,26 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.core.NestedExceptionUtils;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.SubscriptionListener;
-import org.springframework.data.redis.core.Cursor;
-import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A {@link CooldownStore} shared by every instance of an application through its Redis, on Spring
- * Data Redis and the application's own {@link RedisConnectionFactory}.
+ * A {@link CooldownStore} shared by every instance of an application through its Redis, on the
+ * application's own Lettuce {@link RedisConnectionFactory}. {@link #remaining} answers from a local
+ * copy, with no Redis round trip; {@link #coolDown} updates the copy, then writes the cool-down to a
+ * Redis key that expires when it ends and publishes it to the other instances, off the caller's
+ * thread. Each instance counts a cool-down on its own clock, so hosts' clocks need not agree, and a
+ * later cool-down never shortens an earlier one. It fails open: with Redis down, calls go on with the
+ * local copy and never wait for Redis, one warning is logged per outage, {@link #errorCount()} counts
+ * the failures, and what was set meanwhile is written and published once Redis answers.
  *
- * <p><b>Where cool-downs live.</b> Each key {@code k} is the Redis key
- * {@code <namespace>:inference-retry:cooldown:k}, which expires when its cool-down ends: Redis's own
- * expiry ({@code PTTL}) is the authority, so the instances' clocks never need to agree. Every
- * instance keeps a local copy on its own monotonic clock, and:
- * <ul>
- * <li>{@link #remaining} answers from that copy alone: a call costs no Redis round trip, whether a
- * cool-down is in force or not;</li>
- * <li>{@link #coolDown} updates the copy at once, then, off the caller's thread, sets the Redis key
- * unless its cool-down already ends later (one script, so that a later cool-down never shortens an
- * earlier one across instances) and, when it did, publishes the time left on the channel
- * {@code <namespace>:inference-retry:cooldowns};</li>
- * <li>each instance subscribes to that channel and counts a published cool-down from the moment it
- * hears it: a message carries a duration, never an instant, and a receiver may wait longer than the
- * sender by the message's transit time (milliseconds on one host), never shorter.</li>
- * </ul>
- *
- * <p><b>Starting and reconnecting.</b> Whenever the store (re)subscribes, at start, after an outage,
- * or when the client re-establishes the subscription by itself, it <em>synchronises</em>: it writes
- * every cool-down in force in its local copy (so a restarted Redis, which lost its keys, learns them
- * again, and the other instances hear them), then {@code SCAN}s the namespace and takes each key's
- * {@code PTTL} into its copy. A copy that heard a cool-down runs late by the transit time, so a
- * synchronisation may lengthen that cool-down by as much; it never shortens one.
- * {@link Builder#build()} waits for the first synchronisation, at most
- * {@link Builder#startupWait(Duration) startupWait}.
- *
- * <p><b>Failures.</b> The store fails open: when Redis cannot be reached, at start or later, calls go
- * on with the local copy, and {@code remaining} and {@code coolDown} never throw and never wait for
- * Redis. One warning is logged per outage, and one information message when Redis answers again;
- * {@link #errorCount()} counts every failed exchange with Redis (a write, a probe, a
- * synchronisation). Nothing set during an outage is lost: the synchronisation that ends the outage
- * writes and publishes every cool-down still in force. An outage is noticed by a failed write or by a
- * probe ({@code PING}) sent every {@link Builder#probeInterval(Duration) probeInterval} while no
- * other exchange shows it; how quickly depends on the connection factory's command timeout (Spring
- * Boot's {@code spring.data.redis.timeout}; Lettuce's default is a minute), as a command sent while
- * the client reconnects waits for it. Writes wait while an outage lasts: they are never attempted one
- * by one against an unreachable server. The probe does not rely on the client's own reconnection,
- * which an application may have turned off: in an outage the store drops its subscription and
- * subscribes again once Redis answers.
- *
- * <p>All exchanges with Redis run on one daemon thread that the store owns; {@link #close()} (or
- * {@link #destroy()}) stops it and releases the subscription's connection, and leaves the connection
- * factory, which belongs to the application, alone. Thread-safe.
+ * <p>Every command sent to Redis waits at most the store's own deadline, twice the
+ * {@link Builder#probeInterval(Duration) probe interval} (between one and five seconds), never the
+ * factory's command timeout (Lettuce's default is a minute); connecting waits at most the factory's
+ * connect timeout. The trap: the store holds two connections of its own, not the factory's shared one,
+ * and drops them when an outage begins; the next probe to find Redis answering opens new ones, since
+ * the client's reconnection backs off to 30 seconds. How it works, and how fast it notices and
+ * recovers: {@code docs/cooldown.md}. Thread-safe.
  */
 public final class RedisCooldownStore implements CooldownStore, AutoCloseable, DisposableBean {
 
@@ -93,30 +58,22 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     /** How long {@link #close()} lets queued writes finish, then how long it waits for the thread to stop. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
-    /** Keys asked per SCAN step: a namespace holds one key per provider account in a cool-down. */
-    private static final int SCAN_COUNT = 100;
-
     /**
-     * KEYS[1] the cool-down's key; ARGV[1] its time left in ms; ARGV[2] the channel; ARGV[3] the
-     * message. A missing key's PTTL is -2 and one without expiry -1, so both are replaced.
+     * Shortest deadline of an exchange: Redis answers in well under a millisecond, but a busy host's
+     * pause must not pass for an outage.
      */
-    private static final byte[] SET_UNLESS_LONGER = """
-            local ttl = tonumber(ARGV[1])
-            if redis.call('PTTL', KEYS[1]) >= ttl then
-              return 0
-            end
-            redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-            redis.call('PUBLISH', ARGV[2], ARGV[3])
-            return 1
-            """.getBytes(UTF_8);
+    private static final Duration SHORTEST_DEADLINE = Duration.ofSeconds(1);
+
+    /** Longest deadline of an exchange, however seldom the store probes: an outage is noticed in seconds. */
+    private static final Duration LONGEST_DEADLINE = Duration.ofSeconds(5);
 
     private static final Log logger = LogFactory.getLog(RedisCooldownStore.class);
-
-    private final RedisConnectionFactory connectionFactory;
 
     private final String namespace;
 
     private final String keyPrefix;
+
+    private final byte[] keyPattern;
 
     private final byte[] channel;
 
@@ -128,6 +85,8 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private final Duration probeInterval;
 
     private final ScheduledThreadPoolExecutor executor;
+
+    private final RedisConnector connector;
 
     /** Keys cooled locally and not yet written to Redis. */
     private final Set<String> unwritten = ConcurrentHashMap.newKeySet();
@@ -142,10 +101,10 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private final Object subscriptionLock = new Object();
+    private final Object linkLock = new Object();
 
-    /** The connection that holds the subscription, if any; guarded by {@link #subscriptionLock}. */
-    private @Nullable RedisConnection subscription;
+    /** The store's connections to Redis while it has them; guarded by {@link #linkLock}. */
+    private @Nullable RedisLink link;
 
     /** Whether an outage has been reported and not yet ended; confined to the store's thread. */
     private boolean inOutage;
@@ -153,13 +112,20 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private volatile boolean reachable;
 
     private RedisCooldownStore(Builder builder) {
-        this.connectionFactory = builder.connectionFactory;
         this.namespace = builder.namespace;
         this.keyPrefix = builder.namespace + ":inference-retry:cooldown:";
+        this.keyPattern = (escapeGlob(this.keyPrefix) + "*").getBytes(UTF_8);
         this.channel = (builder.namespace + ":inference-retry:cooldowns").getBytes(UTF_8);
         this.local = LocalCooldownStore.withClock(builder.nanoTime);
         this.probeInterval = builder.probeInterval;
+        LettuceConnectionFactory connectionFactory = builder.connectionFactory;
+        Duration deadline = (builder.deadline != null) ? builder.deadline : deadlineFor(builder.probeInterval);
+        Duration connectWait = (builder.deadline != null) ? builder.deadline
+                : RedisLink.connectWait(connectionFactory, deadline);
         String threadName = "inference-retry-cooldown-" + builder.namespace;
+        this.connector = new RedisConnector(
+                () -> RedisLink.open(connectionFactory, deadline, this::heard, this::requestSynchronisation),
+                connectWait, threadName + "-connect");
         this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {
             Thread thread = new Thread(task, threadName);
             thread.setDaemon(true);
@@ -173,21 +139,34 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     /**
      * Starts building a store.
      *
-     * @param connectionFactory the application's connection factory, which the store uses but never
-     *     closes
+     * @param connectionFactory the application's connection factory, Lettuce's; the store makes its
+     *     own connections with its client, and never changes, stops or closes the factory
      * @param namespace the prefix of the store's Redis keys and channel, not blank; instances with the
      *     same namespace share their cool-downs
      * @return the builder
      * @throws NullPointerException if an argument is {@code null}
-     * @throws IllegalArgumentException if {@code namespace} is blank
+     * @throws IllegalArgumentException if {@code connectionFactory} is not a
+     *     {@link LettuceConnectionFactory}, or {@code namespace} is blank
      */
     public static Builder builder(RedisConnectionFactory connectionFactory, String namespace) {
         return new Builder(connectionFactory, namespace);
     }
 
+    /**
+     * Returns the deadline of each exchange with Redis for a probe interval: twice the interval, so
+     * that a probe may answer late without passing for an outage, and between one and five seconds.
+     */
+    static Duration deadlineFor(Duration probeInterval) {
+        Duration twice = Durations.scale(probeInterval, 2);
+        if (twice.compareTo(SHORTEST_DEADLINE) < 0) {
+            return SHORTEST_DEADLINE;
+        }
+        return (twice.compareTo(LONGEST_DEADLINE) > 0) ? LONGEST_DEADLINE : twice;
+    }
+
     @SuppressWarnings("FutureReturnValueIgnored")
     private void start(Duration startupWait) {
-        submit(this::subscribeAndSynchronise);
+        submit(this::connectAndSynchronise);
         long interval = Durations.toWaitNanos(this.probeInterval);
         // Ended by shutting the executor down in close(); a failing probe counts and logs its own error.
         this.executor.scheduleWithFixedDelay(this::probe, interval, interval, TimeUnit.NANOSECONDS);
@@ -242,8 +221,8 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
     /**
      * Returns the number of exchanges with Redis that failed since the store was built: writes,
-     * probes, subscriptions and synchronisations. For a meter such as
-     * {@code inference.retry.cooldown.errors}.
+     * probes, connection attempts, subscriptions and synchronisations, one that had no answer within
+     * the store's deadline included. For a meter such as {@code inference.retry.cooldown.errors}.
      *
      * @return the count, never negative
      */
@@ -281,9 +260,9 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     }
 
     /**
-     * Stops sharing: lets queued writes finish for up to two seconds, stops the store's thread and
-     * releases its subscription. The connection factory is left open. Idempotent; the local copy
-     * still answers afterwards.
+     * Stops sharing: lets queued writes finish for up to two seconds, stops the store's threads and
+     * closes its connections, including one still being attempted, once it is made. The connection
+     * factory is left open. Idempotent; the local copy still answers afterwards.
      */
     @Override
     public void close() {
@@ -301,7 +280,8 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
             this.executor.shutdownNow();
             Thread.currentThread().interrupt();
         }
-        closeSubscription();
+        this.connector.close();
+        closeLink();
     }
 
     /**
@@ -342,12 +322,44 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
     }
 
+    /** Takes in a cool-down that another instance published; runs on the client's thread. */
+    private void heard(byte[] body) {
+        CooldownMessage.parse(body)
+            .filter((published) -> !published.origin().equals(this.origin))
+            .ifPresent((published) -> this.local.coolDown(published.key(), Duration.ofMillis(published.ttlMillis())));
+    }
+
+    private @Nullable RedisLink currentLink() {
+        synchronized (this.linkLock) {
+            return this.link;
+        }
+    }
+
+    private void closeLink() {
+        RedisLink current;
+        synchronized (this.linkLock) {
+            current = this.link;
+            this.link = null;
+        }
+        if (current != null) {
+            current.close();
+        }
+    }
+
     // Everything below runs on the store's thread.
 
-    private void subscribeAndSynchronise() {
+    private void connectAndSynchronise() {
         try {
-            subscribe();
-            requestSynchronisation();
+            RedisLink opened = this.connector.connect();
+            synchronized (this.linkLock) {
+                if (this.closed.get()) {
+                    opened.close();
+                    return;
+                }
+                this.link = opened;
+            }
+            opened.subscribe(this.channel);
+            synchronise(opened);
         }
         catch (RuntimeException ex) {
             failed(ex);
@@ -355,84 +367,62 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     }
 
     private void probe() {
-        boolean subscribed;
-        synchronized (this.subscriptionLock) {
-            subscribed = (this.subscription != null);
-        }
-        if (!subscribed) {
-            subscribeAndSynchronise();
+        RedisLink current = currentLink();
+        if (current == null) {
+            connectAndSynchronise();
             return;
         }
-        if (this.inOutage) {
-            // Subscribed again, but the last synchronisation failed: only a full one ends the outage.
-            requestSynchronisation();
-            return;
-        }
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            connection.ping();
+        try {
+            current.ping();
             this.reachable = true;
         }
         catch (RuntimeException ex) {
             failed(ex);
         }
-    }
-
-    private void subscribe() {
-        RedisConnection connection = this.connectionFactory.getConnection();
-        try {
-            connection.subscribe(new Subscriber(), this.channel);
-        }
-        catch (RuntimeException ex) {
-            closeQuietly(connection);
-            throw ex;
-        }
-        synchronized (this.subscriptionLock) {
-            if (!this.closed.get() && this.subscription == null) {
-                this.subscription = connection;
-                return;
-            }
-        }
-        closeQuietly(connection);
     }
 
     private void synchronise() {
         this.synchronisationQueued.set(false);
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            this.unwritten.addAll(this.local.snapshot().keySet());
-            writeUnwritten(connection);
-            ScanOptions options = ScanOptions.scanOptions().match(escapeGlob(this.keyPrefix) + "*").count(SCAN_COUNT)
-                .build();
-            try (Cursor<byte[]> keys = connection.keyCommands().scan(options)) {
-                while (keys.hasNext()) {
-                    byte[] redisKey = keys.next();
-                    Long ttl = connection.keyCommands().pTtl(redisKey);
-                    if (ttl != null && ttl > 0) {
-                        String key = new String(redisKey, UTF_8).substring(this.keyPrefix.length());
-                        this.local.coolDown(key, Duration.ofMillis(ttl));
-                    }
-                }
-            }
-            this.reachable = true;
-            if (this.inOutage) {
-                this.inOutage = false;
-                logger.info("Redis is reachable again: the cool-downs of namespace '" + this.namespace
-                        + "' are shared again");
-            }
+        RedisLink current = currentLink();
+        if (current == null) {
+            // The probe that connects again synchronises then.
+            return;
+        }
+        try {
+            synchronise(current);
         }
         catch (RuntimeException ex) {
             failed(ex);
+        }
+    }
+
+    private void synchronise(RedisLink current) {
+        this.unwritten.addAll(this.local.snapshot().keySet());
+        writeUnwritten(current);
+        current.forEachTimeToLive(this.keyPattern, (redisKey, ttl) -> {
+            if (ttl > 0) {
+                String key = new String(redisKey, UTF_8).substring(this.keyPrefix.length());
+                this.local.coolDown(key, Duration.ofMillis(ttl));
+            }
+        });
+        this.reachable = true;
+        if (this.inOutage) {
+            this.inOutage = false;
+            logger.info("Redis is reachable again: the cool-downs of namespace '" + this.namespace
+                    + "' are shared again");
         }
         this.firstAttempt.complete(null);
     }
 
     private void flush() {
         this.flushQueued.set(false);
-        if (this.inOutage) {
+        RedisLink current = currentLink();
+        if (this.inOutage || current == null) {
             // The synchronisation that ends the outage writes every cool-down still in force.
             return;
         }
-        try (RedisConnection connection = this.connectionFactory.getConnection()) {
-            writeUnwritten(connection);
+        try {
+            writeUnwritten(current);
             this.reachable = true;
         }
         catch (RuntimeException ex) {
@@ -442,7 +432,7 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
     // A concurrent set: removing while iterating is safe, and a key added meanwhile waits for the next round.
     @SuppressWarnings("ModifyCollectionInEnhancedForLoop")
-    private void writeUnwritten(RedisConnection connection) {
+    private void writeUnwritten(RedisLink current) {
         for (String key : this.unwritten) {
             this.unwritten.remove(key);
             Duration left = this.local.remaining(key);
@@ -452,9 +442,7 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
             long ttlMillis = ceilMillis(left);
             byte[] message = new CooldownMessage(ttlMillis, this.origin, key).encode();
             try {
-                connection.scriptingCommands()
-                    .eval(SET_UNLESS_LONGER, ReturnType.INTEGER, 1, (this.keyPrefix + key).getBytes(UTF_8),
-                            Long.toString(ttlMillis).getBytes(UTF_8), this.channel, message);
+                current.setUnlessLonger((this.keyPrefix + key).getBytes(UTF_8), ttlMillis, this.channel, message);
             }
             catch (RuntimeException ex) {
                 this.unwritten.add(key);
@@ -463,8 +451,13 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
     }
 
-    /** Records a failed exchange, unless it is one that close() cut short, which says nothing about Redis. */
+    /**
+     * Records a failed exchange, unless it is one that close() cut short, which says nothing about
+     * Redis, and drops the store's connections: the next probe opens new ones, as soon as Redis
+     * answers, rather than waiting for the client's reconnection.
+     */
     private void failed(RuntimeException ex) {
+        closeLink();
         if (!this.closed.get()) {
             recordFailure(ex);
         }
@@ -484,28 +477,6 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
                 + "): calls go on with this instance's own cool-downs of namespace '" + this.namespace
                 + "', which are shared again once Redis answers");
         logger.debug("Redis failure that began the outage", ex);
-        // Subscribe afresh once Redis answers, whether or not the client reconnects this one by itself.
-        closeSubscription();
-    }
-
-    private void closeSubscription() {
-        RedisConnection connection;
-        synchronized (this.subscriptionLock) {
-            connection = this.subscription;
-            this.subscription = null;
-        }
-        if (connection != null) {
-            closeQuietly(connection);
-        }
-    }
-
-    private static void closeQuietly(RedisConnection connection) {
-        try {
-            connection.close();
-        }
-        catch (RuntimeException ex) {
-            logger.debug("Closing a Redis connection failed", ex);
-        }
     }
 
     private static long ceilMillis(Duration duration) {
@@ -527,39 +498,12 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     }
 
     /**
-     * Hears the cool-downs that the other instances publish on one subscription's connection, and
-     * the client's re-subscriptions after the first.
-     */
-    private final class Subscriber implements MessageListener, SubscriptionListener {
-
-        /** Whether the confirmation of the subscription this store asked for has come. */
-        private final AtomicBoolean confirmed = new AtomicBoolean();
-
-        @Override
-        public void onMessage(Message message, byte @Nullable [] pattern) {
-            CooldownMessage.parse(message.getBody())
-                .filter((published) -> !published.origin().equals(RedisCooldownStore.this.origin))
-                .ifPresent((published) -> RedisCooldownStore.this.local.coolDown(published.key(),
-                        Duration.ofMillis(published.ttlMillis())));
-        }
-
-        @Override
-        public void onChannelSubscribed(byte[] channel, long count) {
-            // The first is the store's own subscription, which synchronises anyway. A later one means the
-            // client reconnected and re-subscribed by itself: what was published meanwhile was missed.
-            if (!this.confirmed.compareAndSet(false, true)) {
-                requestSynchronisation();
-            }
-        }
-    }
-
-    /**
      * Builds a {@link RedisCooldownStore}. Not thread-safe; each {@link #build()} makes an
      * independent store.
      */
     public static final class Builder {
 
-        private final RedisConnectionFactory connectionFactory;
+        private final LettuceConnectionFactory connectionFactory;
 
         private final String namespace;
 
@@ -567,10 +511,18 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
         private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
 
+        private @Nullable Duration deadline;
+
         private Duration startupWait = DEFAULT_STARTUP_WAIT;
 
         private Builder(RedisConnectionFactory connectionFactory, String namespace) {
-            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+            Objects.requireNonNull(connectionFactory, "connectionFactory must not be null");
+            if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+                throw new IllegalArgumentException("connectionFactory must be Lettuce's, was a "
+                        + connectionFactory.getClass().getName() + ": the store subscribes without blocking a thread "
+                        + "and bounds every exchange with Redis, which only Lettuce's connections allow");
+            }
+            this.connectionFactory = lettuce;
             Objects.requireNonNull(namespace, "namespace must not be null");
             if (namespace.isBlank()) {
                 throw new IllegalArgumentException(
@@ -593,8 +545,9 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         }
 
         /**
-         * Sets how often the store checks that Redis answers, and subscribes again after an outage;
-         * {@link #DEFAULT_PROBE_INTERVAL} by default.
+         * Sets how often the store checks that Redis answers, and connects again after an outage;
+         * {@link #DEFAULT_PROBE_INTERVAL} by default. It also sets the deadline of every exchange with
+         * Redis: twice the interval, at least one second and at most five.
          *
          * @param probeInterval the interval, positive
          * @return this builder
@@ -607,6 +560,16 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
                 throw new IllegalArgumentException("probeInterval must be positive, was " + probeInterval);
             }
             this.probeInterval = probeInterval;
+            return this;
+        }
+
+        /**
+         * Sets the deadline of every exchange with Redis, and how long a connection attempt may take,
+         * instead of deriving them from the probe interval and the connect timeout, for tests that
+         * cannot spend seconds on them.
+         */
+        Builder deadline(Duration deadline) {
+            this.deadline = Objects.requireNonNull(deadline, "deadline must not be null");
             return this;
         }
 

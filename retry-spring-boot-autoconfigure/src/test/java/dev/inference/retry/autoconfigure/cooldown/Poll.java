@@ -9,6 +9,8 @@ final class Poll {
 
     private static final long FINE_PERIOD = Duration.ofMillis(100).toNanos();
 
+    private static final long COARSE_PERIOD = Duration.ofMillis(10).toNanos();
+
     private Poll() {
     }
 
@@ -23,8 +25,24 @@ final class Poll {
                 throw new AssertionError("Not " + condition + " within " + deadline);
             }
             boolean early = System.nanoTime() - start < FINE_PERIOD;
-            LockSupport.parkNanos(early ? 50_000 : 10_000_000);
+            LockSupport.parkNanos(early ? 50_000 : COARSE_PERIOD);
         }
         return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /**
+     * Checks a condition every 10 ms for a whole period, such as an outage of a given length, and
+     * fails as soon as it does not hold.
+     */
+    static void throughout(String condition, Duration period, BooleanSupplier check) {
+        long start = System.nanoTime();
+        do {
+            if (!check.getAsBoolean()) {
+                throw new AssertionError("Not " + condition + " after "
+                        + Duration.ofNanos(System.nanoTime() - start) + " of " + period);
+            }
+            LockSupport.parkNanos(COARSE_PERIOD);
+        }
+        while (System.nanoTime() - start < period.toNanos());
     }
 }

@@ -12,7 +12,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -50,12 +53,30 @@ class RedisCooldownStoreBuilderTests {
         }
 
         @Test
+        void refusesAConnectionFactoryThatIsNotLettuces() {
+            JedisConnectionFactory jedis = new JedisConnectionFactory();
+
+            assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> RedisCooldownStore.builder(jedis, "shop"))
+                .withMessage("connectionFactory must be Lettuce's, was a " + JedisConnectionFactory.class.getName()
+                        + ": the store subscribes without blocking a thread and bounds every exchange with Redis, "
+                        + "which only Lettuce's connections allow");
+        }
+
+        @Test
         void refusesANegativeStartupWait() {
             assertThatExceptionOfType(IllegalArgumentException.class)
                 .isThrownBy(() -> RedisCooldownStore.builder(RedisCooldownStoreBuilderTests.this.factory, "shop")
                     .startupWait(Duration.ofSeconds(-1)))
                 .withMessage("startupWait must not be negative, was PT-1S");
         }
+    }
+
+    @ParameterizedTest(name = "probing every {0}: {1}")
+    @CsvSource({ "PT0.05S, PT1S", "PT0.5S, PT1S", "PT1S, PT2S", "PT2.2S, PT4.4S", "PT1H, PT5S",
+            "PT2562047788015215H30M7S, PT5S" })
+    void givesEachExchangeTwiceTheProbeIntervalBetweenOneAndFiveSeconds(Duration probeInterval, Duration deadline) {
+        assertThat(RedisCooldownStore.deadlineFor(probeInterval)).isEqualTo(deadline);
     }
 
     @Nested

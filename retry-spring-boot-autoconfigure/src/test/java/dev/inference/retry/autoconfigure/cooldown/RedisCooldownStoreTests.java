@@ -1,6 +1,8 @@
 package dev.inference.retry.autoconfigure.cooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import ch.qos.logback.classic.Level;
 import java.nio.file.Files;
@@ -16,11 +18,15 @@ import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,7 +34,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * {@link RedisCooldownStore} against a real {@code redis-server}: instances are stores on connection
  * factories of their own. Local copies run on virtual clocks (fixed unless a test moves them) where
- * the time is not what is tested; only the propagation latency is measured in real time.
+ * the time is not what is tested; only the propagation latency and how soon an outage is noticed and
+ * ends are measured in real time.
  */
 class RedisCooldownStoreTests {
 
@@ -318,15 +325,6 @@ class RedisCooldownStoreTests {
                 .command("PUBSUB", "NUMSUB", namespace + ":inference-retry:cooldowns");
             return (Long) reply.get(1);
         }
-
-        private List<Thread> storeThreads() {
-            String name = "inference-retry-cooldown-" + namespace;
-            return Thread.getAllStackTraces()
-                .keySet()
-                .stream()
-                .filter((thread) -> thread.isAlive() && thread.getName().equals(name))
-                .toList();
-        }
     }
 
     @Nested
@@ -425,6 +423,237 @@ class RedisCooldownStoreTests {
             return instances.start(server.port(), namespace,
                     (builder) -> builder.nanoTime(clock::get).probeInterval(probeInterval));
         }
+    }
+
+    /**
+     * A Redis killed (SIGKILL) in the middle of a run and started again on the same port, with the
+     * application's command timeout unset (Lettuce's minute) or a second: the store's own deadline, not
+     * that timeout, decides how soon the outage is noticed, and sharing resumes as soon as Redis
+     * answers. Instances probe at the default interval, so these are the figures an application gets.
+     */
+    @Nested
+    class OutageWhateverTheCommandTimeout {
+
+        /** The store's deadline with the default probe interval of a second: twice the interval. */
+        private static final Duration STORE_DEADLINE = Duration.ofSeconds(2);
+
+        private static final Duration NOTICED_WITHIN = Duration.ofSeconds(5);
+
+        private static final Duration SHARED_WITHIN = Duration.ofSeconds(3);
+
+        private static final Duration BEFORE = Duration.ofMinutes(5);
+
+        private final LogCapture logs = new LogCapture();
+
+        @AfterEach
+        void stopCapturing() {
+            this.logs.close();
+        }
+
+        static Stream<Arguments> applicationTimeouts() {
+            return Stream.of(arguments(named("spring.data.redis.timeout unset (Lettuce's 60 s)", null)),
+                    arguments(named("spring.data.redis.timeout=1s", Duration.ofSeconds(1))));
+        }
+
+        static Stream<Arguments> applicationTimeoutsAndOutages() {
+            return applicationTimeouts().flatMap((timeout) -> Stream.of(Duration.ofSeconds(10), Duration.ofSeconds(90))
+                .map((outage) -> arguments(timeout.get()[0], outage)));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @MethodSource("applicationTimeouts")
+        void noticesTheOutageWithinFiveSecondsWarningOnceAndCountingItsErrors(@Nullable Duration applicationTimeout) {
+            withTwoInstancesSharing(applicationTimeout, (own, first, second) -> {
+                long killed = System.nanoTime();
+                own.kill();
+                Poll.until("noticed by an instance", NOTICED_WITHIN,
+                        () -> first.errorCount() > 0 || second.errorCount() > 0);
+                Duration firstNoticed = since(killed);
+                Poll.until("noticed by both instances", NOTICED_WITHIN,
+                        () -> first.errorCount() > 0 && second.errorCount() > 0);
+                Duration bothNoticed = since(killed);
+                Poll.until("further failures counted", DEADLINE,
+                        () -> first.errorCount() >= 2 && second.errorCount() >= 2);
+
+                System.out.printf("Outage noticed %d ms after SIGKILL by the first instance, %d ms by both (%s)%n",
+                        firstNoticed.toMillis(), bothNoticed.toMillis(), timeoutName(applicationTimeout));
+                // No exchange can fail before it has waited for the shorter of the store's deadline and
+                // the application's timeout; the upper bound is the one the store promises.
+                assertThat(firstNoticed).isGreaterThanOrEqualTo(shorter(STORE_DEADLINE, applicationTimeout));
+                assertThat(bothNoticed).isLessThan(NOTICED_WITHIN);
+                assertThat(first.isRedisReachable()).isFalse();
+                assertThat(second.isRedisReachable()).isFalse();
+                assertThat(this.logs.messages(Level.WARN)).as("one warning per instance").hasSize(2)
+                    .allSatisfy((message) -> assertThat(message).startsWith("Redis is unreachable"));
+            });
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @MethodSource("applicationTimeouts")
+        void goesOnWithoutRedisAndPublishesWhatWasSetMeanwhileOnceItAnswers(@Nullable Duration applicationTimeout) {
+            withTwoInstancesSharing(applicationTimeout, (own, first, second) -> {
+                own.kill();
+                Poll.until("the outage noticed", NOTICED_WITHIN,
+                        () -> first.errorCount() > 0 && second.errorCount() > 0);
+
+                long calls = System.nanoTime();
+                first.coolDown("during", Duration.ofMinutes(2));
+                Duration during = first.remaining("during");
+                Duration callsTook = since(calls);
+                own.restart();
+                Poll.until("the cool-down set in the outage heard", SHARED_WITHIN,
+                        () -> !second.remaining("during").isZero());
+
+                assertThat(callsTook).as("calls never wait for Redis").isLessThan(Duration.ofMillis(500));
+                assertThat(during).isEqualTo(Duration.ofMinutes(2));
+                assertThat(own.pttl(redisKey("during"))).isPositive();
+                assertThat(own.pttl(redisKey("before"))).as("written again to the restarted server").isPositive();
+            });
+        }
+
+        @ParameterizedTest(name = "{0}, outage of {1}")
+        @MethodSource("applicationTimeoutsAndOutages")
+        void sharesAgainWithinThreeSecondsOfRedisAnsweringHoweverLongTheOutage(@Nullable Duration applicationTimeout,
+                Duration outage) {
+            withTwoInstancesSharing(applicationTimeout, (own, first, second) -> {
+                own.kill();
+                Poll.throughout("going on with the cool-downs they had", outage,
+                        () -> first.remaining("before").equals(BEFORE) && second.remaining("before").equals(BEFORE));
+                own.restart();
+                long answering = System.nanoTime();
+                first.coolDown("after", Duration.ofMinutes(2));
+                Poll.until("a cool-down set once Redis answers heard by the other instance", SHARED_WITHIN,
+                        () -> !second.remaining("after").isZero());
+                Duration shared = since(answering);
+
+                System.out.printf("Sharing again %d ms after Redis answered, after an outage of %d s (%s)%n",
+                        shared.toMillis(), outage.toSeconds(), timeoutName(applicationTimeout));
+                assertThat(shared).isLessThan(SHARED_WITHIN);
+            });
+        }
+
+        /**
+         * Runs a scenario on a Redis of its own with two instances of an application whose command
+         * timeout is the one given, probing at the default interval on clocks that stand still, that
+         * already share a cool-down "before" of {@link #BEFORE}.
+         */
+        private void withTwoInstancesSharing(@Nullable Duration applicationTimeout, Scenario scenario) {
+            try (RedisServer own = RedisServer.start(); Instances app = new Instances(applicationTimeout)) {
+                RedisCooldownStore first = app.start(own.port(), namespace, clockAt(Duration.ZERO)::get);
+                RedisCooldownStore second = app.start(own.port(), namespace, clockAt(Duration.ZERO)::get);
+                first.coolDown("before", BEFORE);
+                Poll.until("heard by the second instance", DEADLINE, () -> second.remaining("before").equals(BEFORE));
+                scenario.run(own, first, second);
+            }
+        }
+
+        private static Duration shorter(Duration deadline, @Nullable Duration applicationTimeout) {
+            return (applicationTimeout != null && applicationTimeout.compareTo(deadline) < 0) ? applicationTimeout
+                    : deadline;
+        }
+
+        private static String timeoutName(@Nullable Duration applicationTimeout) {
+            return (applicationTimeout != null) ? "spring.data.redis.timeout=" + applicationTimeout.toSeconds() + "s"
+                    : "spring.data.redis.timeout unset";
+        }
+    }
+
+    @FunctionalInterface
+    private interface Scenario {
+
+        void run(RedisServer redis, RedisCooldownStore first, RedisCooldownStore second);
+    }
+
+    /**
+     * A Redis that is frozen (SIGSTOP) keeps its connections open and lets the kernel accept new ones,
+     * but answers nothing: only the store's own deadline ends an exchange, whatever the application's
+     * timeout (here Lettuce's minute). The deadline is driven short so that several probes fit in a
+     * second, except where the defaults are what is tested.
+     */
+    @Nested
+    class FrozenRedis {
+
+        private static final Duration STORE_DEADLINE = Duration.ofMillis(300);
+
+        private final LogCapture logs = new LogCapture();
+
+        @AfterEach
+        void stopCapturing() {
+            this.logs.close();
+        }
+
+        @Test
+        void takesAConnectionThatIsSlowToBeMadeForNoOutage() {
+            try (RedisServer own = RedisServer.start(); Instances app = new Instances(null)) {
+                own.pause();
+                // Probing every second: each command's deadline is two seconds, connecting may take ten.
+                RedisCooldownStore store = app.start(own.port(), namespace,
+                        (builder) -> builder.nanoTime(clockAt(Duration.ZERO)::get).startupWait(Duration.ZERO));
+
+                Poll.throughout("without an outage while connecting", Duration.ofSeconds(3),
+                        () -> store.errorCount() == 0);
+                own.resume();
+                Poll.until("sharing", DEADLINE, store::isRedisReachable);
+
+                assertThat(store.errorCount()).isZero();
+                assertThat(this.logs.messages(Level.WARN)).isEmpty();
+            }
+        }
+
+        @Test
+        void givesUpEachExchangeAtTheDeadlineAndHoldsOneConnectionAttemptAtATime() {
+            try (RedisServer own = RedisServer.start(); Instances app = new Instances(null)) {
+                RedisCooldownStore store = startWithShortDeadline(app, own);
+                Poll.until("both connections open", DEADLINE, () -> own.clients() == 2);
+
+                long frozen = System.nanoTime();
+                own.pause();
+                Poll.until("noticed", DEADLINE, () -> store.errorCount() > 0);
+                Duration noticed = since(frozen);
+                // A probe that waited its deadline for the connection still being attempted, and another.
+                Poll.until("further probes given up", DEADLINE, () -> store.errorCount() >= 3);
+                own.resume();
+                Poll.until("sharing again", DEADLINE, store::isRedisReachable);
+
+                // A connection attempted on each probe and left behind would stay open: Redis answers them now.
+                Poll.until("the store's two connections alone left", DEADLINE, () -> own.clients() == 2);
+                assertThat(noticed).isGreaterThanOrEqualTo(STORE_DEADLINE).isLessThan(Duration.ofSeconds(5));
+            }
+        }
+
+        @Test
+        void closesAConnectionThatRedisAcceptsOnlyAfterTheStoreHasClosed() {
+            try (RedisServer own = RedisServer.start(); Instances app = new Instances(null)) {
+                RedisCooldownStore store = startWithShortDeadline(app, own);
+                own.pause();
+                Poll.until("a connection attempt given up", DEADLINE, () -> store.errorCount() >= 2);
+
+                store.close();
+                own.resume();
+
+                Poll.until("no connection left", DEADLINE, () -> own.clients() == 0);
+                Poll.until("no thread left", DEADLINE, () -> storeThreads().isEmpty());
+            }
+        }
+
+        private RedisCooldownStore startWithShortDeadline(Instances app, RedisServer server) {
+            return app.start(server.port(), namespace, (builder) -> builder.nanoTime(clockAt(Duration.ZERO)::get)
+                .probeInterval(Duration.ofMillis(100))
+                .deadline(STORE_DEADLINE));
+        }
+    }
+
+    private static Duration since(long start) {
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    private List<Thread> storeThreads() {
+        String name = "inference-retry-cooldown-" + this.namespace;
+        return Thread.getAllStackTraces()
+            .keySet()
+            .stream()
+            .filter((thread) -> thread.isAlive() && thread.getName().startsWith(name))
+            .toList();
     }
 
     @Test

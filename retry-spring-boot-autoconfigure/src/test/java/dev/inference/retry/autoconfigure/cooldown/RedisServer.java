@@ -124,6 +124,35 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes the server (SIGSTOP), as a stalled host would: connections stay open and new ones are
+     * accepted by the kernel, but nothing is answered until {@link #resume()}.
+     */
+    void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a server frozen by {@link #pause()} go on (SIGCONT): it answers what it was sent meanwhile. */
+    void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(this.process.pid())).inheritIO().start();
+            if (!kill.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("Could not send SIG" + name + " to " + this);
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while sending SIG" + name + " to " + this, ex);
+        }
+    }
+
     /** Starts the server again on the same port, empty (it keeps nothing), after {@link #kill()}. */
     void restart() {
         if (this.process.isAlive()) {
@@ -157,10 +186,21 @@ public final class RedisServer implements AutoCloseable {
         return clientLines(command("CLIENT", "LIST", "TYPE", "pubsub"));
     }
 
-    /** Stops the server (SIGTERM, then SIGKILL if it lingers) and deletes its directory. */
+    /**
+     * Stops the server (SIGTERM, then SIGKILL if it lingers), frozen or not, and deletes its directory.
+     */
     @Override
     public void close() {
         Process running = this.process;
+        if (running.isAlive()) {
+            try {
+                // A frozen server would take SIGTERM only once it runs again.
+                signal("CONT");
+            }
+            catch (RuntimeException ex) {
+                // It has just exited, or SIGKILL below ends it all the same.
+            }
+        }
         running.destroy();
         try {
             if (!running.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
