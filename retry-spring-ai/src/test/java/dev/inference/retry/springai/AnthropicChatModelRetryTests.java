@@ -95,11 +95,6 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
         return status + ": " + errorBody;
     }
 
-    @Override
-    protected Throwable unwrapStreamFailure(Throwable signalled) {
-        return signalled;
-    }
-
     /** What Anthropic may send before a stream's content: the message's start, pings, an empty block's start. */
     static java.util.stream.Stream<Arguments> preambles() {
         // Qualified: the contract has a nested class Stream.

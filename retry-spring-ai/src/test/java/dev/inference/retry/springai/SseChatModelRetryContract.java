@@ -15,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.StreamingChatModel;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import reactor.core.Disposable;
 
 /**
@@ -27,9 +26,6 @@ import reactor.core.Disposable;
  */
 public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
 
-    /** Returns a successful stream with one chunk per piece of content. */
-    protected abstract ResponseDefinitionBuilder stream(String... contents);
-
     /** Returns a successful stream whose first event, before any content, is an error of this type. */
     protected abstract String streamWithErrorFirst(String type, String message);
 
@@ -38,9 +34,6 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
 
     /** Returns the exception the provider's SDK throws for an error as a stream's first event. */
     protected abstract Class<? extends RuntimeException> inBandErrorException();
-
-    /** Returns what the model's stream signals for a failure of its exchange, as the SDK wraps it. */
-    protected abstract Throwable unwrapStreamFailure(Throwable signalled);
 
     @Nested
     public class Stream {
@@ -139,10 +132,6 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
                 assertThat(provider().requests()).isEqualTo(1);
             });
         }
-    }
-
-    public StreamingChatModel streaming(AssertableApplicationContext context) {
-        return context.getBean(beanName(), StreamingChatModel.class);
     }
 
     public static ResponseDefinitionBuilder eventStream(String body) {

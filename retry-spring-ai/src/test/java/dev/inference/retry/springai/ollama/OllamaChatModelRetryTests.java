@@ -78,6 +78,11 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
         return OllamaWire.chat(content);
     }
 
+    @Override
+    protected ResponseDefinitionBuilder stream(String... contents) {
+        return OllamaWire.stream(contents);
+    }
+
     /** Ollama's errors say only a message: the type is left out. */
     @Override
     protected String errorBody(String type, String message) {
@@ -155,6 +160,22 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
                 assertThat(provider.requests()).isEqualTo(3);
             });
         }
+
+        @Test
+        void givesUpOnBodiesThatBrokeWithTheFailureAsTheClientThrowsItAsTheCause() {
+            provider.always(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class,
+                        (ex) -> assertThat(ex.getCause()).isInstanceOf(ResourceAccessException.class)
+                            .hasMessageStartingWith("I/O error on POST request for \"http://127.0.0.1:" + provider.port()
+                                    + "/api/chat\": ")
+                            .cause()
+                            .isInstanceOf(NetworkException.class));
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
     }
 
     @Nested
@@ -203,6 +224,24 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
                         assertThat(ex.getCause()).isInstanceOf(WebClientResponseException.ServiceUnavailable.class)
                             .cause()
                             .isInstanceOf(HttpStatusException.class);
+                    });
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void givesUpOnBodiesThatBrokeBeforeTheirFirstLineWithTheFailureAsWebClientSignalsItAsTheCause() {
+            provider.always(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
+                        assertThat(ex.attempts()).isEqualTo(3);
+                        assertThat(ex.getCause()).isInstanceOf(WebClientResponseException.class)
+                            .hasMessageStartingWith("200 OK from POST http://127.0.0.1:" + provider.port() + "/api/chat")
+                            .cause()
+                            .isInstanceOf(NetworkException.class);
                     });
                 assertThat(provider.requests()).isEqualTo(3);
             });
