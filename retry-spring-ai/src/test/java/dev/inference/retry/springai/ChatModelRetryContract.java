@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.tuple;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.StreamingChatModel;
@@ -187,11 +189,29 @@ public abstract class ChatModelRetryContract {
     }
 
     /**
-     * WireMock's own faults, which break the exchange the ways networks do: a response that broke before
-     * its content began is a network failure, retried.
+     * WireMock's own faults, which break the exchange the ways networks do: each attempt is one request,
+     * and a response that broke before its content began is a network failure, retried.
      */
     @Nested
     public class TransportFaults {
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(Operation.class)
+        void makesExactlyMaxAttemptsRequestsWhenEveryConnectionIsResetAfterOneWasPooled(Operation operation) {
+            provider().script(answer(operation, "Hello"), aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+            run((context) -> {
+                // An exchange that succeeded leaves its connection in the client's pool for the next one.
+                assertThat(exchange(context, operation)).isEqualTo("Hello");
+
+                Throwable thrown = catchThrowable(() -> exchange(context, operation));
+
+                assertThat((operation == Operation.STREAM) ? unwrapStreamFailure(thrown) : thrown)
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> assertThat(ex.attempts()).isEqualTo(3));
+                assertThat(provider().requests()).isEqualTo(1 + 3);
+                assertThat(events().finished()).extracting((finished) -> RetryTags.error(finished.event()))
+                    .containsExactly(RetryTags.NO_ERROR, "network", "network", "network");
+            });
+        }
 
         @ParameterizedTest(name = "{0} on {1}")
         @MethodSource("dev.inference.retry.springai.ChatModelRetryContract#brokenResponses")
