@@ -1,7 +1,5 @@
 package dev.inference.retry.springai.anthropic;
 
-import static dev.inference.retry.springai.Await.assertHolds;
-import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,6 +15,7 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelClientRetriesException;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
@@ -175,14 +174,9 @@ class AnthropicChatModelRebuildTests {
         @Test
         void keepsTheDispatcherItSharesWithTheReplacedModelRunningOnceThatModelIsCollected() {
             Rebuilt rebuilt = rebuildAndForgetTheOriginal();
-            awaitTrue(() -> {
-                System.gc();
-                return rebuilt.original().get() == null;
-            });
 
             // The SDK closes Spring AI's transport, with its dispatcher, once the wrapper it made of it is unreachable.
-            assertHolds(() -> rebuilt.dispatchers().stream().noneMatch(ExecutorService::isShutdown),
-                    Duration.ofMillis(500));
+            ReplacedModels.assertSharedExecutorsOutlive(rebuilt.original(), rebuilt.dispatchers());
             Reference.reachabilityFence(rebuilt.model());
         }
 

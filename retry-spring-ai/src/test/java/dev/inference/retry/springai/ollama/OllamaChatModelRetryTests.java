@@ -32,6 +32,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.ai.document.Document;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;
@@ -145,25 +147,11 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
             });
         }
 
-        @Test
-        void givesUpOnConnectionFailuresWithTheFailureAsTheClientThrowsItAsTheCause() {
-            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
-            run((context) -> {
-                OllamaChatModel model = context.getBean(OllamaChatModel.class);
-
-                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class,
-                        (ex) -> assertThat(ex.getCause()).isInstanceOf(ResourceAccessException.class)
-                            .hasMessageStartingWith("I/O error on POST request for \"http://127.0.0.1:" + provider.port()
-                                    + "/api/chat\": ")
-                            .cause()
-                            .isInstanceOf(NetworkException.class));
-                assertThat(provider.requests()).isEqualTo(3);
-            });
-        }
-
-        @Test
-        void givesUpOnBodiesThatBrokeWithTheFailureAsTheClientThrowsItAsTheCause() {
-            provider.always(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
+        /** A connection reset before the response, or a body broken before its end. */
+        @ParameterizedTest
+        @EnumSource(value = Fault.class, names = { "CONNECTION_RESET_BY_PEER", "MALFORMED_RESPONSE_CHUNK" })
+        void givesUpOnNetworkFailuresWithTheFailureAsTheClientThrowsItAsTheCause(Fault fault) {
+            provider.always(aResponse().withFault(fault));
             run((context) -> {
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
 

@@ -1,7 +1,5 @@
 package dev.inference.retry.springai.openai;
 
-import static dev.inference.retry.springai.Await.assertHolds;
-import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.openai.client.OpenAIClientAsyncImpl;
@@ -11,6 +9,7 @@ import com.openai.core.http.HttpClient;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.PrivateField;
 import java.lang.ref.Reference;
@@ -50,14 +49,9 @@ class OpenAiChatModelRebuildTests {
         @Test
         void keepsTheDispatcherItSharesWithTheReplacedModelRunningOnceThatModelIsCollected() {
             Rebuilt rebuilt = rebuildAndForgetTheOriginal();
-            awaitTrue(() -> {
-                System.gc();
-                return rebuilt.original().get() == null;
-            });
 
             // The SDK closes Spring AI's transport, with its dispatcher, once the wrapper it made of it is unreachable.
-            assertHolds(() -> rebuilt.dispatchers().stream().noneMatch(ExecutorService::isShutdown),
-                    Duration.ofMillis(500));
+            ReplacedModels.assertSharedExecutorsOutlive(rebuilt.original(), rebuilt.dispatchers());
             Reference.reachabilityFence(rebuilt.model());
         }
 

@@ -72,6 +72,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -236,14 +237,17 @@ class RetryingHttpClientTests {
             assertThat(requests()).hasSize(3);
         }
 
-        @Test
-        void givesUpWithTheTransportsExceptionForAConnectionFailureAsTheCause() {
-            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+        /** A connection reset before the response (the transport's failure), or a body broken before its end. */
+        @ParameterizedTest(name = "{0}")
+        @CsvSource({ "CONNECTION_RESET_BY_PEER, Request failed",
+                "MALFORMED_RESPONSE_CHUNK, Reading the response failed" })
+        void givesUpWithTheSdksIoExceptionForANetworkFailureAsTheCause(Fault fault, String message) {
+            provider.always(aResponse().withFault(fault));
 
             assertThatThrownBy(() -> client(QUICK).execute(request(false)))
                 .isInstanceOfSatisfying(ExhaustedException.class,
                         (ex) -> assertThat(ex.getCause()).isInstanceOf(OpenAIIoException.class)
-                            .hasMessage("Request failed")
+                            .hasMessage(message)
                             .cause()
                             .isInstanceOf(NetworkException.class)
                             .hasCauseInstanceOf(IOException.class));
@@ -393,20 +397,6 @@ class RetryingHttpClientTests {
                 assertThat(finished.event().failure()).isInstanceOf(OpenAIIoException.class)
                     .hasCauseInstanceOf(NetworkException.class);
             });
-        }
-
-        @Test
-        void givesUpWithTheSdksIoExceptionForABodyThatKeptBreaking() {
-            provider.always(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
-
-            assertThatThrownBy(() -> client(QUICK).execute(request(false)))
-                .isInstanceOfSatisfying(ExhaustedException.class,
-                        (ex) -> assertThat(ex.getCause()).isInstanceOf(OpenAIIoException.class)
-                            .hasMessage("Reading the response failed")
-                            .cause()
-                            .isInstanceOf(NetworkException.class)
-                            .hasCauseInstanceOf(IOException.class));
-            assertThat(requests()).hasSize(3);
         }
 
         @Test
