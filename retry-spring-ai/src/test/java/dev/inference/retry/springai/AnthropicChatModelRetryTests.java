@@ -10,12 +10,14 @@ import com.anthropic.errors.SseException;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import java.time.Duration;
 import java.util.List;
+import okhttp3.Interceptor;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -96,8 +98,9 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
     }
 
     @Override
-    protected Throwable unwrapStreamFailure(Throwable signalled) {
-        return signalled;
+    protected ApplicationContextRunner withInterceptor(ApplicationContextRunner runner, Interceptor interceptor) {
+        return runner.withBean(AnthropicHttpClientBuilderCustomizer.class,
+                () -> (builder) -> builder.interceptor(interceptor));
     }
 
     /** What Anthropic may send before a stream's content: the message's start, pings, an empty block's start. */

@@ -4,22 +4,34 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.http.Fault;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.autoconfigure.RetryTags;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.StreamingChatModel;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -55,6 +67,9 @@ public abstract class ChatModelRetryContract {
     /** Returns a successful answer to a call. */
     protected abstract ResponseDefinitionBuilder completion(String content);
 
+    /** Returns a successful stream with one chunk per piece of content. */
+    protected abstract ResponseDefinitionBuilder stream(String... contents);
+
     /** Returns the provider's error body, with the error's type where the provider's errors have one. */
     protected abstract String errorBody(String type, String message);
 
@@ -69,6 +84,11 @@ public abstract class ChatModelRetryContract {
 
     /** Returns the message of the model's exception for this status and error body. */
     protected abstract String thrownMessage(int status, String errorBody);
+
+    /** Returns what the model's stream signals for a failure of its exchange, as its client wraps it. */
+    protected Throwable unwrapStreamFailure(Throwable signalled) {
+        return signalled;
+    }
 
     /** Returns the provider's answer with this error status, its body the provider's error body. */
     public ResponseDefinitionBuilder error(int status, String type, String message) {
@@ -168,6 +188,68 @@ public abstract class ChatModelRetryContract {
         }
     }
 
+    /**
+     * WireMock's own faults, which break the exchange the ways networks do: each attempt is one request,
+     * and a response that broke before its content began is a network failure, retried.
+     */
+    @Nested
+    public class TransportFaults {
+
+        @ParameterizedTest(name = "{0}")
+        @EnumSource(Operation.class)
+        void makesExactlyMaxAttemptsRequestsWhenEveryConnectionIsResetAfterOneWasPooled(Operation operation) {
+            provider().script(answer(operation, "Hello"), aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+            run((context) -> {
+                // An exchange that succeeded leaves its connection in the client's pool for the next one.
+                assertThat(exchange(context, operation)).isEqualTo("Hello");
+
+                Throwable thrown = catchThrowable(() -> exchange(context, operation));
+
+                assertThat((operation == Operation.STREAM) ? unwrapStreamFailure(thrown) : thrown)
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> assertThat(ex.attempts()).isEqualTo(3));
+                assertThat(provider().requests()).isEqualTo(1 + 3);
+                assertThat(events().finished()).extracting((finished) -> RetryTags.error(finished.event()))
+                    .containsExactly(RetryTags.NO_ERROR, "network", "network", "network");
+            });
+        }
+
+        @ParameterizedTest(name = "{0} on {1}")
+        @MethodSource("dev.inference.retry.springai.ChatModelRetryContract#brokenResponses")
+        void retriesAResponseThatBrokeBeforeItsContentAsANetworkFailure(Fault fault, Operation operation) {
+            provider().script(aResponse().withFault(fault), answer(operation, "Hello"));
+            run((context) -> {
+                assertThat(exchange(context, operation)).isEqualTo("Hello");
+
+                assertThat(provider().requests()).isEqualTo(2);
+                assertThat(events().finished()).extracting((finished) -> finished.event().retryable(),
+                        (finished) -> RetryTags.error(finished.event()))
+                    .containsExactly(tuple(true, "network"), tuple(false, RetryTags.NO_ERROR));
+            });
+        }
+    }
+
+    /** WireMock's faults that break a response before its content began, on each operation. */
+    static Stream<Arguments> brokenResponses() {
+        return Stream
+            .of(Fault.MALFORMED_RESPONSE_CHUNK, Fault.EMPTY_RESPONSE, Fault.RANDOM_DATA_THEN_CLOSE)
+            .flatMap((fault) -> Stream.of(Arguments.of(fault, Operation.INVOKE),
+                    Arguments.of(fault, Operation.STREAM)));
+    }
+
+    /** A successful answer to a call or a stream, whose content is this. */
+    private ResponseDefinitionBuilder answer(Operation operation, String content) {
+        return (operation == Operation.INVOKE) ? completion(content) : stream(content);
+    }
+
+    /** Calls the model, or streams from it to the end; returns the content received. */
+    private String exchange(AssertableApplicationContext context, Operation operation) {
+        if (operation == Operation.INVOKE) {
+            return chat(context).call("Hi");
+        }
+        List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+        return String.join("", Objects.requireNonNull(chunks));
+    }
+
     /** Returns what the retrier of the model's bean reported in this test. */
     public RecordingRetryEvents events() {
         return this.events;
@@ -201,6 +283,10 @@ public abstract class ChatModelRetryContract {
 
     private ChatModel chat(AssertableApplicationContext context) {
         return context.getBean(beanName(), ChatModel.class);
+    }
+
+    public StreamingChatModel streaming(AssertableApplicationContext context) {
+        return context.getBean(beanName(), StreamingChatModel.class);
     }
 
     public ResponseDefinitionBuilder rateLimited(String retryAfter) {

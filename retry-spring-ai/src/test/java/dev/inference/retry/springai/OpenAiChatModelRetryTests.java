@@ -10,9 +10,11 @@ import com.openai.errors.SseException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import okhttp3.Interceptor;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -91,12 +93,19 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
         return status + ": " + errorBody.replaceAll(".*\"message\":\"([^\"]*)\".*", "$1");
     }
 
+    @Override
+    protected ApplicationContextRunner withInterceptor(ApplicationContextRunner runner, Interceptor interceptor) {
+        return runner.withBean(OpenAiHttpClientBuilderCustomizer.class,
+                () -> (builder) -> builder.interceptor(interceptor));
+    }
+
     /** The SDK signals every failure of a stream in a CompletionException, its own included. */
     @Override
     protected Throwable unwrapStreamFailure(Throwable signalled) {
         assertThat(signalled).isInstanceOf(CompletionException.class);
         return signalled.getCause();
     }
+
     /** OpenAI opens a stream with a chunk that says the role and carries no content yet. */
     @Nested
     class StreamPreamble {

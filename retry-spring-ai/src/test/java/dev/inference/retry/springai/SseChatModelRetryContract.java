@@ -12,10 +12,12 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import okhttp3.Interceptor;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.StreamingChatModel;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import reactor.core.Disposable;
 
 /**
@@ -27,9 +29,6 @@ import reactor.core.Disposable;
  */
 public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
 
-    /** Returns a successful stream with one chunk per piece of content. */
-    protected abstract ResponseDefinitionBuilder stream(String... contents);
-
     /** Returns a successful stream whose first event, before any content, is an error of this type. */
     protected abstract String streamWithErrorFirst(String type, String message);
 
@@ -39,8 +38,9 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
     /** Returns the exception the provider's SDK throws for an error as a stream's first event. */
     protected abstract Class<? extends RuntimeException> inBandErrorException();
 
-    /** Returns what the model's stream signals for a failure of its exchange, as the SDK wraps it. */
-    protected abstract Throwable unwrapStreamFailure(Throwable signalled);
+    /** Returns the runner with this interceptor added to the model's OkHttp clients by Spring AI's customizer. */
+    protected abstract ApplicationContextRunner withInterceptor(ApplicationContextRunner runner,
+            Interceptor interceptor);
 
     @Nested
     public class Stream {
@@ -141,8 +141,25 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
         }
     }
 
-    public StreamingChatModel streaming(AssertableApplicationContext context) {
-        return context.getBean(beanName(), StreamingChatModel.class);
+    /** Spring AI's OkHttp transport, made again to send each request once, keeps what it was built with. */
+    @Nested
+    public class Transport {
+
+        @Test
+        void keepsTheInterceptorsTheApplicationGaveItOnEveryAttemptOfACallAndOfAStream() {
+            provider().script(aResponse().withStatus(503), completion("Hello"), aResponse().withStatus(503),
+                    stream("Hello"));
+            ApplicationContextRunner customized = withInterceptor(runnerAgainst(provider().port()), (chain) -> chain
+                .proceed(chain.request().newBuilder().header("X-Customized", "kept").build()));
+            runRetried(customized, (context) -> {
+                assertThat(context.getBean(beanName(), ChatModel.class).call("Hi")).isEqualTo("Hello");
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+
+                assertThat(String.join("", chunks)).isEqualTo("Hello");
+                assertThat(provider().getAllServeEvents()).hasSize(4)
+                    .allSatisfy((served) -> assertThat(served.getRequest().getHeader("X-Customized")).isEqualTo("kept"));
+            });
+        }
     }
 
     public static ResponseDefinitionBuilder eventStream(String body) {

@@ -1,21 +1,27 @@
 package dev.inference.retry.springai.anthropic;
 
+import com.anthropic.backends.Backend;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.AnthropicClientAsync;
 import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
 import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.HttpClient;
+import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelClientRetriesException;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.support.PrivateConstructor;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
+import okhttp3.OkHttpClient;
 import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.anthropic.http.okhttp.SpringAiAnthropicHttpClient;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.model.tool.ToolCallingManager;
 
@@ -24,14 +30,19 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
  * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
  * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
- * The asynchronous client is also wrapped by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange.
+ * Spring AI's OkHttp transport is made again with OkHttp's own retry of a failed connection off, so that
+ * each attempt is one request (see {@link #oneRequestPerCall}). The asynchronous client is also wrapped
+ * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange.
  *
- * <p>Traps: the model and the SDK's clients expose none of this, so it is read by reflection from their
- * private fields; this is the one class that knows the private shape of {@code AnthropicChatModel} 2.0.1
- * and of the Anthropic Java SDK 2.52.0. A field not found (another version, or clients that are not the
- * SDK's own) fails startup with a {@link ChatModelNotRetriableException}. A model whose clients would
- * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
- * {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
+ * <p>Traps: the model, the SDK's clients and Spring AI's transport expose none of this, so it is read
+ * (and the transport made) by reflection; this is the one class that knows the private shape of
+ * {@code AnthropicChatModel} and {@code SpringAiAnthropicHttpClient} 2.0.1 and of the Anthropic Java SDK
+ * 2.52.0. A field not found (another version, or clients that are not the SDK's own) fails startup
+ * with a {@link ChatModelNotRetriableException}. The transport made again shares its dispatcher with
+ * Spring AI's, which the SDK closes once nothing holds the wrapper it put around it: the copy holds it.
+ * A model whose clients would retry each exchange themselves is not rebuilt: a
+ * {@link ChatModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY},
+ * which the starter sets to {@code 0} when unset.
  */
 final class AnthropicChatModelRebuild {
 
@@ -55,9 +66,28 @@ final class AnthropicChatModelRebuild {
     private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
             SUPPORTED);
 
+    private static final PrivateField CLOSING_TARGET = new PrivateField(PhantomReachableClosingHttpClient.class,
+            "httpClient", SUPPORTED);
+
+    private static final PrivateField OK_HTTP = new PrivateField(SpringAiAnthropicHttpClient.class, "okHttpClient",
+            SUPPORTED);
+
+    private static final PrivateField BACKEND = new PrivateField(SpringAiAnthropicHttpClient.class, "backend",
+            SUPPORTED);
+
+    private static final PrivateField OWNS_DISPATCHER = new PrivateField(SpringAiAnthropicHttpClient.class,
+            "ownsDispatcherExecutor", SUPPORTED);
+
+    private static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(
+            SpringAiAnthropicHttpClient.class, SUPPORTED, OkHttpClient.class, Backend.class, boolean.class);
+
     /** Every private field this class reads. */
     static final List<PrivateField> FIELDS = List.of(TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT);
+            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT, CLOSING_TARGET, OK_HTTP, BACKEND,
+            OWNS_DISPATCHER);
+
+    /** Every private constructor this class calls. */
+    static final List<PrivateConstructor> CONSTRUCTORS = List.of(SPRING_AI_TRANSPORT);
 
     private AnthropicChatModelRebuild() {
     }
@@ -106,8 +136,8 @@ final class AnthropicChatModelRebuild {
         ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
         ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
         Clients clients = Clients.of(model, beanName);
-        HttpClient transport = TRANSPORT.read(clients.options(), beanName);
-        HttpClient asyncTransport = TRANSPORT.read(clients.asyncOptions(), beanName);
+        HttpClient transport = oneRequestPerCall(TRANSPORT.read(clients.options(), beanName), beanName);
+        HttpClient asyncTransport = oneRequestPerCall(TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
         if (clients.retries() > 0) {
             throw new ChatModelClientRetriesException(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
@@ -126,6 +156,37 @@ final class AnthropicChatModelRebuild {
                 toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);
         return rebuilt;
+    }
+
+    /**
+     * Returns a transport that sends each request once: Spring AI's OkHttp transport made again on its
+     * OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1 turns on, and which
+     * sends a request again when the connection it took from the pool fails: a second, unseen attempt.
+     * Everything else of that client (its connection pool, dispatcher, interceptors, timeouts, proxy) and
+     * of the transport (its backend) is shared as Spring AI built it. A transport of the application's
+     * own is used as it is.
+     *
+     * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
+     * @param beanName the model's bean name, for the exception
+     * @return the transport to send each attempt with
+     * @throws ChatModelNotRetriableException if Spring AI's transport does not have the expected shape
+     */
+    static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
+        HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
+                ? CLOSING_TARGET.read(closing, beanName) : transport;
+        if (!(built instanceof SpringAiAnthropicHttpClient springAi)) {
+            return transport;
+        }
+        OkHttpClient okHttp = OK_HTTP.read(springAi, beanName);
+        if (!okHttp.retryOnConnectionFailure()) {
+            return transport;
+        }
+        Backend backend = BACKEND.read(springAi, beanName);
+        boolean ownsDispatcher = OWNS_DISPATCHER.read(springAi, beanName);
+        HttpClient copy = SPRING_AI_TRANSPORT.newInstance(beanName,
+                okHttp.newBuilder().retryOnConnectionFailure(false).build(), backend, ownsDispatcher);
+        // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
+        return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
     }
 
     @SuppressWarnings("removal")

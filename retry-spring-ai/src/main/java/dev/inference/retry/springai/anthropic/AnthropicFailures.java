@@ -79,8 +79,8 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
     }
 
     @Override
-    public RuntimeException streamException(IOException thrown) {
-        return networkFailure(new AnthropicIoException("Stream failed", thrown));
+    public RuntimeException ioException(String message, IOException thrown) {
+        return networkFailure(new AnthropicIoException(message, thrown));
     }
 
     @Override

@@ -12,15 +12,17 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image needs to rebuild Anthropic chat models on retried clients: the private fields
- * {@link AnthropicChatModelRebuild} reads, and the JDK proxies this module makes of the SDK's
- * interfaces (the clients of {@link CancellableAnthropicStreams}, the HTTP client of
- * {@link RetryingHttpClient}, and a stream response whose first events were read, {@link PeekedResponse}).
+ * {@link AnthropicChatModelRebuild} reads and the private constructor it calls, and the JDK proxies this
+ * module makes of the SDK's interfaces (the clients of {@link CancellableAnthropicStreams}, the HTTP
+ * client of {@link RetryingHttpClient}, and a response whose body was read within its attempt,
+ * {@link PeekedResponse}).
  */
 final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         AnthropicChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        AnthropicChatModelRebuild.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
         hints.proxies().registerJdkProxy(AnthropicClientAsync.class);
         hints.proxies().registerJdkProxy(MessageServiceAsync.class);
         hints.proxies().registerJdkProxy(MessageServiceAsync.WithRawResponse.class);

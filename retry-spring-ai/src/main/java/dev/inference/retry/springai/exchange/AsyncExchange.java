@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * driven by callbacks, with no thread blocked.
  *
  * <p>The exchange moves on from one callback to the next: an attempt's completion (on the transport's
- * thread), the reading of a stream's first event (on the stream reader executor), the end of a wait (on
+ * thread), the reading of a successful body (on the body reader executor), the end of a wait (on
  * the timer thread, or on the thread that cancelled the call or fired the shutdown signal). Exactly one
  * of them runs at any time, so the call's {@link RetryExecution} is used by one thread at a time, each
  * handing over to the next through the future, executor or timer that starts it; the end of a wait is
@@ -136,10 +136,10 @@ final class AsyncExchange<R> {
             decide(outcome);
             return;
         }
-        // Reading the first event blocks until it arrives: never on the transport's thread.
+        // Reading the body blocks until it arrives: never on the transport's thread.
         try {
-            this.exchanges.streamReader()
-                .execute(() -> drive(() -> decide(this.exchanges.readFirstEvent(response, this.context))));
+            this.exchanges.bodyReader()
+                .execute(() -> drive(() -> decide(this.exchanges.read(response, this.operation, this.context))));
         }
         catch (RejectedExecutionException ex) {
             this.exchanges.sdk().close(response);

@@ -1,5 +1,6 @@
 package dev.inference.retry.springai.exchange;
 
+import java.lang.ref.Reference;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -38,6 +39,24 @@ public final class ForwardingProxy {
     public static <T> T of(Class<T> type, T target, String name, Interception interception) {
         return (T) Proxy.newProxyInstance(ForwardingProxy.class.getClassLoader(), new Class<?>[] { type },
                 new Forwarding(target, name, interception));
+    }
+
+    /**
+     * Makes a proxy that forwards every call to a target, and keeps another object reachable for as long
+     * as the proxy is: for a target that shares resources with an object whose cleaner releases them
+     * once it is unreachable (as the SDKs close their transport once the wrapper they put around it is).
+     *
+     * @param <T> the interface
+     * @param type the interface, which the proxy implements alone
+     * @param target the object every call goes to
+     * @param reachable the object to keep reachable
+     * @return the proxy
+     */
+    public static <T> T keepingReachable(Class<T> type, T target, Object reachable) {
+        return of(type, target, "KeepingReachable[" + reachable + "]", (method, args) -> {
+            Reference.reachabilityFence(reachable);
+            return Optional.empty();
+        });
     }
 
     /**

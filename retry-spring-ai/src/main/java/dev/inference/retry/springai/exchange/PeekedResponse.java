@@ -7,10 +7,10 @@ import java.io.SequenceInputStream;
 import java.util.Optional;
 
 /**
- * Makes a provider SDK's response whose body has been read in part whole again: its body gives the
- * bytes already read, then the rest of the original body, so that the reader after the peek sees the
- * stream exactly as the provider sent it. Everything else (status, headers, closing) is the
- * original's.
+ * Makes a provider SDK's response whose body has been read within its attempt (a stream's first event,
+ * a unary body up to {@link UnaryBody#LIMIT}) whole again: its body gives the bytes already read, then
+ * the rest of the original body, so that the reader after the attempt sees the body exactly as the
+ * provider sent it. Everything else (status, headers, closing) is the original's.
  *
  * <p>The response is a {@link ForwardingProxy} of the SDK's response interface, so one implementation
  * serves every SDK: only {@code body()} is its own, and the interface's default methods (such as a
@@ -33,7 +33,20 @@ public final class PeekedResponse {
      *     stream or the response closes the original
      */
     public static <R> R of(Class<R> type, R original, InputStream rest, byte[] peeked) {
-        InputStream body = new SequenceInputStream(new ByteArrayInputStream(peeked), rest) {
+        InputStream body = body(peeked, rest);
+        return ForwardingProxy.of(type, original, "PeekedResponse", (method, args) -> method.getName().equals("body")
+                && method.getParameterCount() == 0 ? Optional.of(body) : Optional.empty());
+    }
+
+    /**
+     * Returns a body that gives the bytes already read, then the rest of the original body.
+     *
+     * @param peeked the bytes already read, in order
+     * @param rest the original body, positioned after them
+     * @return the whole body; closing it closes {@code rest}
+     */
+    static InputStream body(byte[] peeked, InputStream rest) {
+        return new SequenceInputStream(new ByteArrayInputStream(peeked), rest) {
 
             @Override
             public void close() throws IOException {
@@ -42,7 +55,5 @@ public final class PeekedResponse {
                 rest.close();
             }
         };
-        return ForwardingProxy.of(type, original, "PeekedResponse", (method, args) -> method.getName().equals("body")
-                && method.getParameterCount() == 0 ? Optional.of(body) : Optional.empty());
     }
 }

@@ -11,12 +11,18 @@ import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.function.Function;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
@@ -28,9 +34,12 @@ import reactor.util.context.Context;
  * decisions is {@link dev.inference.retry.RetryExecution}'s.
  *
  * <p>An attempt is one request, sent again from the same {@link ClientRequest}, and is established when
- * the response's status and headers have arrived: a {@link WebClientRequestException} is a network
- * failure, a status of 400 or more an {@link HttpStatusException} (see {@link TypedFailures#status}), and
- * anything else a success whose content goes on untouched. A permanent status is handed on as the
+ * the first line of a successful response has arrived (the streams are JSON lines): a
+ * {@link WebClientRequestException} is a network failure, and so is a body that fails before its first
+ * line has arrived (signalled as the {@link WebClientResponseException} the client signals for a body
+ * that failed); a status of 400 or more is an {@link HttpStatusException} (see
+ * {@link TypedFailures#status}); anything else is a success, whose content goes on untouched, the bytes
+ * read first included. Once content has begun, a failure is final. A permanent status is handed on as the
  * response, so {@code retrieve()} signals what it signals today; a retryable one, and a network failure,
  * carry the typed failure as their cause, and on exhaustion are the cause of the
  * {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop.
@@ -109,7 +118,7 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     private Mono<ClientResponse> established(ClientResponse response) {
         int status = response.statusCode().value();
         if (status < 400) {
-            return Mono.just(response);
+            return (status >= 200 && status <= 299) ? firstLineRead(response) : Mono.just(response);
         }
         HttpStatusException typed = TypedFailures.status(status, (name) -> TypedFailures.first(response.headers().header(name)), this.clock);
         if (!Classification.isRetryable(typed)) {
@@ -128,9 +137,43 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
 
     /** The response with its body, already read, in memory. */
     private static ClientResponse withBody(ClientResponse response, byte[] body) {
-        return response.mutate()
-            .body((unread) -> Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))))
-            .build();
+        return withBody(response, Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))));
+    }
+
+    /** The response with this body in place of its own, which this body has read. */
+    private static ClientResponse withBody(ClientResponse response, Flux<DataBuffer> body) {
+        return response.mutate().body((unread) -> body).build();
+    }
+
+    /**
+     * Reads a successful response up to the end of its first line, or {@link FirstSseEvent#DEFAULT_LIMIT}
+     * bytes, or its end, and passes it on with its whole body: the buffers read first, then the rest as
+     * it arrives, on the same subscription to the original body. A body that fails before is the
+     * attempt's network failure.
+     */
+    private static Mono<ClientResponse> firstLineRead(ClientResponse response) {
+        FirstLine firstLine = new FirstLine();
+        return response.body(BodyExtractors.toDataBuffers())
+            .bufferUntil(firstLine::endsWith)
+            .doOnDiscard(DataBuffer.class, DataBufferUtils::release)
+            // The response goes on as soon as its first line is in; the rest of the body stays subscribed.
+            .switchOnFirst((first, parts) -> first.isOnError()
+                    ? Mono.error(bodyFailed(response, Objects.requireNonNull(first.getThrowable())))
+                    : Mono.just(withBody(response, parts.concatMapIterable(Function.identity()))), false)
+            .singleOrEmpty();
+    }
+
+    /**
+     * The client's exception for a successful response whose body failed, as {@code retrieve()} signals
+     * it, with the typed failure beneath it.
+     */
+    private static WebClientResponseException bodyFailed(ClientResponse response, Throwable failure) {
+        HttpStatusCode status = response.statusCode();
+        String reason = (status instanceof HttpStatus known) ? known.getReasonPhrase() : "";
+        WebClientResponseException thrown = WebClientResponseException.create(status, reason,
+                response.headers().asHttpHeaders(), NO_BODY, null, response.request());
+        thrown.initCause(TypedFailures.network(failure));
+        return thrown;
     }
 
     /** The client's exception for a network failure, again, with the typed failure beneath it. */
@@ -149,6 +192,27 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     @Override
     public String toString() {
         return "RetryingExchangeFilter[retrier=" + this.retry.retrier() + "]";
+    }
+
+    /**
+     * Tells, buffer by buffer, where a body's first line ends: in the buffer that holds its first
+     * newline, or the one that reaches the limit. Every buffer after it ends a part of its own, so that
+     * it goes on as it arrives. One per response; not thread-safe, as a body's buffers come one by one.
+     */
+    private static final class FirstLine {
+
+        private long read;
+
+        private boolean ended;
+
+        boolean endsWith(DataBuffer buffer) {
+            if (!this.ended) {
+                this.read += buffer.readableByteCount();
+                this.ended = buffer.indexOf((b) -> b == '\n', buffer.readPosition()) >= 0
+                        || this.read >= FirstSseEvent.DEFAULT_LIMIT;
+            }
+            return this.ended;
+        }
     }
 
     /**

@@ -29,10 +29,11 @@ import org.jspecify.annotations.Nullable;
  * {@link RetryingHttpClient}. One exchange is one request and its response.
  *
  * <p>An attempt fails on a status of 400 or more (typed by {@link TypedFailures#status}), on the SDK's
- * I/O exception, or, for a successful event stream, on an error as its first event that is not
- * {@linkplain SdkFailures#isPreamble preamble}, classified by its type. Only up to that event is read
- * ({@link FirstSseEvent}), and every byte read is handed on ({@link PeekedResponse}): the SDK parses the
- * stream as the provider sent it, and once content has begun, a failure is final.
+ * I/O exception, on a successful body that breaks before the attempt has read it, or, for a successful
+ * stream, on an error as its first event that is not {@linkplain SdkFailures#isPreamble preamble},
+ * classified by its type. The attempt reads a unary body whole ({@link UnaryBody}) and a stream only up to
+ * that event ({@link FirstSseEvent}); every byte read is handed on ({@link PeekedResponse}), so the SDK
+ * parses the answer as the provider sent it, and once a stream's content has begun, a failure is final.
  *
  * <p>A permanent failure is handed over as the response itself, so that the caller gets exactly what
  * the SDK throws for it; when attempts run out, the exchange throws the retrier's
@@ -40,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Traps: {@link #execute} blocks its caller's thread during waits (an interrupt or the shutdown
  * signal ends them at once), while {@link #executeAsync} never blocks: a wait is a {@link RetryTimer}
- * task, and a stream's first event is read on the stream reader executor, never on the transport's
+ * task, and a successful body is read on the body reader executor, never on the transport's
  * dispatcher threads (see {@link AsyncExchange}). A request whose body is not repeatable is passed
  * through once. Thread-safe; every call's state lives in the call.
  *
@@ -61,7 +62,7 @@ public final class RetryingExchanges<R> {
 
     private final RetryTimer timer;
 
-    private final Executor streamReader;
+    private final Executor bodyReader;
 
     private final StreamCalls streamCalls;
 
@@ -73,17 +74,17 @@ public final class RetryingExchanges<R> {
      * @param sdk the SDK's HTTP types and failures
      * @param retrier the decisions
      * @param timer the timer of {@link #executeAsync}'s waits
-     * @param streamReader where {@link #executeAsync} reads a stream's first event, which blocks until it
-     *     arrives; such as the SDK's stream handler executor
+     * @param bodyReader where {@link #executeAsync} reads what of a successful body belongs to the attempt,
+     *     which blocks until it has arrived; such as the SDK's stream handler executor
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
      */
-    RetryingExchanges(SdkHttp<R> sdk, Retrier retrier, RetryTimer timer, Executor streamReader,
+    RetryingExchanges(SdkHttp<R> sdk, Retrier retrier, RetryTimer timer, Executor bodyReader,
             StreamCalls streamCalls) {
         this.sdk = Objects.requireNonNull(sdk, "sdk must not be null");
         this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
         this.blocking = BlockingRetry.of(retrier);
         this.timer = Objects.requireNonNull(timer, "timer must not be null");
-        this.streamReader = Objects.requireNonNull(streamReader, "streamReader must not be null");
+        this.bodyReader = Objects.requireNonNull(bodyReader, "bodyReader must not be null");
         this.streamCalls = Objects.requireNonNull(streamCalls, "streamCalls must not be null");
         this.clock = Clock.systemUTC();
     }
@@ -103,8 +104,9 @@ public final class RetryingExchanges<R> {
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
-        return this.blocking.call(operationOf(outgoing), CallContext.background(),
-                new BlockingExchange(outgoing, transport)).response();
+        Operation operation = operationOf(outgoing);
+        return this.blocking.call(operation, CallContext.background(),
+                new BlockingExchange(outgoing, operation, transport)).response();
     }
 
     /**
@@ -146,8 +148,8 @@ public final class RetryingExchanges<R> {
         return this.timer;
     }
 
-    Executor streamReader() {
-        return this.streamReader;
+    Executor bodyReader() {
+        return this.bodyReader;
     }
 
     SdkHttp<R> sdk() {
@@ -165,7 +167,8 @@ public final class RetryingExchanges<R> {
         }
     }
 
-    private Outcome<R> attemptBlocking(Object request, Function<Object, R> transport, int attempt) {
+    private Outcome<R> attemptBlocking(Object request, Operation operation, Function<Object, R> transport,
+            int attempt) {
         R response;
         try {
             response = transport.apply(forAttempt(request, attempt));
@@ -176,12 +179,12 @@ public final class RetryingExchanges<R> {
             return Outcome.failed(interrupted ? ex : this.sdk.failures().transportException(ex));
         }
         Outcome<R> outcome = classify(response);
-        return (outcome != null) ? outcome : readFirstEvent(response, CallContext.background());
+        return (outcome != null) ? outcome : read(response, operation, CallContext.background());
     }
 
     /**
-     * Classifies a response by its status. Returns {@code null} for a successful event stream, whose
-     * first event decides (see {@link #readFirstEvent}). Whatever reading its status and headers
+     * Classifies a response by its status. Returns {@code null} for a successful response, whose body
+     * the attempt reads before it decides (see {@link #read}). Whatever reading its status and headers
      * throws is thrown, the response closed.
      */
     @Nullable Outcome<R> classify(R response) {
@@ -189,7 +192,7 @@ public final class RetryingExchanges<R> {
         try {
             int status = this.sdk.status(response);
             if (status < 400) {
-                return (status >= 200 && status <= 299 && isEventStream(response)) ? null : Outcome.success(response);
+                return (status >= 200 && status <= 299) ? null : Outcome.success(response);
             }
             typed = TypedFailures.status(status, (name) -> TypedFailures.first(this.sdk.responseHeader(response, name)), this.clock);
             if (!Classification.isRetryable(typed)) {
@@ -209,26 +212,43 @@ public final class RetryingExchanges<R> {
     }
 
     /**
-     * Reads a successful stream's first event, and classifies it. Blocks until it has arrived; closing
-     * the response (as a cancellation of {@code context} does) ends the read, and the attempt then
-     * fails with the context's failure. Whatever else is thrown here is thrown, the response closed.
+     * Reads what of a successful response belongs to its attempt, and classifies it: a unary body whole
+     * ({@link UnaryBody}); a stream (asked for as one, or answered as an event stream) up to its first
+     * event that is not preamble ({@link FirstSseEvent}), which is the provider's in-band failure if it
+     * is an error. A body that breaks before then fails the attempt with the SDK's I/O exception, a
+     * network failure. Blocks until that part has arrived; closing the response (as a cancellation of
+     * {@code context} does) ends the read, and the attempt then fails with the context's failure.
+     * Whatever else is thrown here is thrown, the response closed.
      */
-    Outcome<R> readFirstEvent(R response, CallContext context) {
+    Outcome<R> read(R response, Operation operation, CallContext context) {
         InputStream body;
-        FirstSseEvent first;
+        byte[] read;
+        FirstSseEvent.@Nullable Event first = null;
         AtomicBoolean closedOnCancel = new AtomicBoolean();
         CallContext.Registration closeOnCancel = context.onCancel(() -> {
             closedOnCancel.set(true);
             this.sdk.close(response);
         });
+        boolean stream = operation == Operation.STREAM;
         try {
+            stream |= isEventStream(response);
             body = this.sdk.body(response);
-            first = FirstSseEvent.read(body, FirstSseEvent.DEFAULT_LIMIT, this.sdk.failures()::isPreamble);
+            if (stream) {
+                FirstSseEvent peeked = FirstSseEvent.read(body, FirstSseEvent.DEFAULT_LIMIT,
+                        this.sdk.failures()::isPreamble);
+                read = peeked.bytesRead();
+                first = peeked.event();
+            }
+            else {
+                read = UnaryBody.read(body);
+            }
         }
         catch (IOException ex) {
             this.sdk.close(response);
-            // What the SDK throws when reading a stream fails; nothing of it has reached the caller yet.
-            return readFailed(this.sdk.failures().streamException(ex), closedOnCancel.get(), context);
+            // What the SDK throws when reading a response fails; nothing of it has reached the caller yet.
+            RuntimeException failure = this.sdk.failures()
+                .ioException(stream ? "Stream failed" : "Reading the response failed", ex);
+            return readFailed(failure, closedOnCancel.get(), context);
         }
         catch (RuntimeException ex) {
             this.sdk.close(response);
@@ -244,9 +264,8 @@ public final class RetryingExchanges<R> {
         R whole;
         Optional<RuntimeException> inBand;
         try {
-            whole = PeekedResponse.of(this.sdk.responseType(), response, body, first.bytesRead());
-            FirstSseEvent.Event event = first.event();
-            inBand = (event != null) ? this.sdk.failures().inBandException(event, response) : Optional.empty();
+            whole = PeekedResponse.of(this.sdk.responseType(), response, body, read);
+            inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }
         catch (RuntimeException | Error ex) {
             closeAfter(response, ex);
@@ -262,7 +281,7 @@ public final class RetryingExchanges<R> {
         return Outcome.failed(inBand.get());
     }
 
-    /** A read of the first event that failed: the caller gave up, if closing the response on it ended the read. */
+    /** A read of the body that failed: the caller gave up, if closing the response on it ended the read. */
     private Outcome<R> readFailed(RuntimeException failure, boolean closedOnCancel, CallContext context) {
         return Outcome.failed(closedOnCancel ? endedByCancellation(context, failure) : failure);
     }
@@ -350,16 +369,19 @@ public final class RetryingExchanges<R> {
 
         private final Object request;
 
+        private final Operation operation;
+
         private final Function<Object, R> transport;
 
-        BlockingExchange(Object request, Function<Object, R> transport) {
+        BlockingExchange(Object request, Operation operation, Function<Object, R> transport) {
             this.request = request;
+            this.operation = operation;
             this.transport = transport;
         }
 
         @Override
         public Outcome<R> attempt(int attempt) {
-            Outcome<R> outcome = attemptBlocking(this.request, this.transport, attempt);
+            Outcome<R> outcome = attemptBlocking(this.request, this.operation, this.transport, attempt);
             if (!outcome.isSuccess() && !outcome.handsOver()) {
                 throw Objects.requireNonNull(outcome.failure());
             }

@@ -36,20 +36,20 @@ public final class RetryingHttpClient {
      * @param transport the client the SDK would use, making one request per call
      * @param retrier the decisions
      * @param timer the timer of the waits of {@code executeAsync}
-     * @param streamReader where {@code executeAsync} reads a stream's first events, which blocks until
-     *     they arrive; such as the SDK's stream handler executor
+     * @param bodyReader where {@code executeAsync} reads what of a successful body belongs to the attempt,
+     *     which blocks until it has arrived; such as the SDK's stream handler executor
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
      * @return the retrying client; closing it closes the transport
      * @throws IllegalArgumentException if {@code transport} is not of the SDK's client type
      */
-    public static <C, R> C of(SdkHttp<R> sdk, C transport, Retrier retrier, RetryTimer timer, Executor streamReader,
+    public static <C, R> C of(SdkHttp<R> sdk, C transport, Retrier retrier, RetryTimer timer, Executor bodyReader,
             StreamCalls streamCalls) {
         @SuppressWarnings("unchecked")
         Class<C> clientType = (Class<C>) sdk.clientType();
         if (!clientType.isInstance(transport)) {
             throw new IllegalArgumentException(transport + " is not a " + clientType.getName());
         }
-        RetryingExchanges<R> exchanges = new RetryingExchanges<>(sdk, retrier, timer, streamReader, streamCalls);
+        RetryingExchanges<R> exchanges = new RetryingExchanges<>(sdk, retrier, timer, bodyReader, streamCalls);
         return ForwardingProxy.of(clientType, transport, "RetryingHttpClient[" + retrier + "]",
                 (method, args) -> exchange(transport, exchanges, method, args));
     }

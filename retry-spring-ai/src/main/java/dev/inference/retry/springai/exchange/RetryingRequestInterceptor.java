@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -32,14 +33,15 @@ import org.springframework.web.client.ResponseErrorHandler;
  * {@link Operation#INVOKE} attempts. The order of a call's decisions is
  * {@link dev.inference.retry.RetryExecution}'s.
  *
- * <p>An attempt is one request (the client buffers the body, so every attempt sends the same bytes): an
- * {@link IOException} is a network failure, unless the thread was interrupted; a status of 400 or more
- * an {@link HttpStatusException} (see {@link TypedFailures#status}); anything else a success, returned
- * untouched. The client turns responses into exceptions after its interceptors, so a permanent failure is
- * handed over as it came and the caller gets what the client throws today; a retryable one is made here
- * as the client would make it (its {@link ResponseErrorHandler}'s exception, or a
- * {@link ResourceAccessException}), with the typed failure as its cause, and on exhaustion is the cause
- * of the {@link ExhaustedException}.
+ * <p>An attempt is one request (the client buffers the body, so every attempt sends the same bytes) and
+ * its response: an {@link IOException} is a network failure, unless the thread was interrupted; a status
+ * of 400 or more an {@link HttpStatusException} (see {@link TypedFailures#status}); anything else a
+ * success, returned with its body read within the attempt ({@link UnaryBody}), so that a body that
+ * breaks before its end is a network failure too. The client turns responses into exceptions after its
+ * interceptors, so a permanent failure is handed over as it came and the caller gets what the client
+ * throws today; a retryable one is made here as the client would make it (its
+ * {@link ResponseErrorHandler}'s exception, or a {@link ResourceAccessException}), with the typed
+ * failure as its cause, and on exhaustion is the cause of the {@link ExhaustedException}.
  *
  * <p>Trap: waits block the calling thread, which an interrupt or the {@link ShutdownSignal} wakes at
  * once with no further request. Thread-safe; every call's state lives in the call.
@@ -110,17 +112,12 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
             response = execution.execute(request, body);
         }
         catch (IOException ex) {
-            ResourceAccessException failure = resourceAccessException(request, ex);
-            // An interrupt shows as an I/O failure, but it is the caller giving up, not the network.
-            if (Thread.currentThread().isInterrupted()) {
-                return Attempt.handOver(failure, ex);
-            }
-            throw TypedFailures.withTypedCause(failure, TypedFailures.network(ex));
+            return transportFailed(request, ex);
         }
         try {
             int status = response.getStatusCode().value();
             if (status < 400) {
-                return Attempt.success(response);
+                return Attempt.success(BufferedResponse.read(response));
             }
             HttpStatusException typed = TypedFailures.status(status, response.getHeaders()::getFirst, this.clock);
             if (!Classification.isRetryable(typed)) {
@@ -133,9 +130,21 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         }
         catch (IOException ex) {
             response.close();
-            throw TypedFailures.withTypedCause(resourceAccessException(request, ex),
-                    TypedFailures.network(ex));
+            return transportFailed(request, ex);
         }
+    }
+
+    /**
+     * An attempt whose exchange failed with an I/O error: a network failure to decide about, thrown; or,
+     * when the thread was interrupted, which shows as an I/O failure too, the caller giving up, handed
+     * over for the client to wrap as it does.
+     */
+    private static Attempt transportFailed(HttpRequest request, IOException ex) {
+        ResourceAccessException failure = resourceAccessException(request, ex);
+        if (Thread.currentThread().isInterrupted()) {
+            return Attempt.handOver(failure, ex);
+        }
+        throw TypedFailures.withTypedCause(failure, TypedFailures.network(ex));
     }
 
     /**
@@ -145,7 +154,7 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
      */
     private @Nullable RuntimeException clientException(HttpRequest request, ClientHttpResponse response)
             throws IOException {
-        ClientHttpResponse copy = new BufferedResponse(response);
+        ClientHttpResponse copy = BufferedResponse.copyOf(response);
         try {
             if (this.errorHandler.hasError(copy)) {
                 this.errorHandler.handleError(request.getURI(), request.getMethod(), copy);
@@ -208,16 +217,51 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         }
     }
 
-    /** A response's status and headers with its body read into memory, for an error handler to read. */
+    /**
+     * A response's status and headers with its body read into memory, up to {@link UnaryBody#LIMIT} (the
+     * rest, if any, still to be read from the original).
+     */
     private static final class BufferedResponse implements ClientHttpResponse {
 
         private final ClientHttpResponse original;
 
-        private final byte[] body;
+        private final Supplier<InputStream> body;
 
-        BufferedResponse(ClientHttpResponse original) throws IOException {
+        private final boolean ownsOriginal;
+
+        private BufferedResponse(ClientHttpResponse original, Supplier<InputStream> body, boolean ownsOriginal) {
             this.original = original;
-            this.body = StreamUtils.copyToByteArray(original.getBody());
+            this.body = body;
+            this.ownsOriginal = ownsOriginal;
+        }
+
+        /**
+         * Reads a response's body within its attempt; closing the result closes the response. An I/O
+         * failure that the client's body reports unchecked (as the blocking bridge of a reactive client
+         * does) is thrown as the {@link IOException} it carries; the caller closes the response then.
+         */
+        static BufferedResponse read(ClientHttpResponse response) throws IOException {
+            InputStream body = response.getBody();
+            try {
+                InputStream whole = PeekedResponse.body(UnaryBody.read(body), body);
+                return new BufferedResponse(response, () -> whole, true);
+            }
+            catch (RuntimeException ex) {
+                if (ex.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                response.close();
+                throw ex;
+            }
+        }
+
+        /**
+         * A copy of an error response for its handler to read, as often as it reads it; closing it leaves
+         * the response to its owner.
+         */
+        static BufferedResponse copyOf(ClientHttpResponse response) throws IOException {
+            byte[] body = StreamUtils.copyToByteArray(response.getBody());
+            return new BufferedResponse(response, () -> new ByteArrayInputStream(body), false);
         }
 
         @Override
@@ -237,12 +281,14 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
 
         @Override
         public InputStream getBody() {
-            return new ByteArrayInputStream(this.body);
+            return this.body.get();
         }
 
         @Override
         public void close() {
-            // The original is closed by its owner.
+            if (this.ownsOriginal) {
+                this.original.close();
+            }
         }
     }
 }

@@ -37,13 +37,15 @@ public interface SdkFailures<R> {
     RuntimeException transportException(RuntimeException thrown);
 
     /**
-     * Returns the exception the SDK throws when reading a stream fails, with a
+     * Returns the SDK's I/O exception for a successful response whose body broke before its attempt had
+     * read it (a unary body whole, a stream up to its first event), with a
      * {@link dev.inference.failure.NetworkException} in its cause chain.
      *
-     * @param thrown what reading the stream threw
+     * @param message what failed, such as {@code "Stream failed"}
+     * @param thrown what reading the body threw
      * @return the failure to decide about
      */
-    RuntimeException streamException(IOException thrown);
+    RuntimeException ioException(String message, IOException thrown);
 
     /**
      * Tells whether a stream's event says nothing of the exchange's outcome and delivers no content,

@@ -71,8 +71,8 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
     }
 
     @Override
-    public RuntimeException streamException(IOException thrown) {
-        return networkFailure(new OpenAIIoException("Stream failed", thrown));
+    public RuntimeException ioException(String message, IOException thrown) {
+        return networkFailure(new OpenAIIoException(message, thrown));
     }
 
     @Override

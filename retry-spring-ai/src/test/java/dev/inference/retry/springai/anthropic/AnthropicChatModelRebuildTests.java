@@ -5,33 +5,43 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.AnthropicClientAsync;
+import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
 import com.anthropic.core.ClientOptions;
+import com.anthropic.core.http.HttpClient;
+import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelClientRetriesException;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.PrivateField;
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.AnthropicChatOptions;
+import org.springframework.ai.anthropic.http.okhttp.SpringAiAnthropicHttpClient;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * When the Anthropic model is rebuilt on retried clients, what it keeps, and what its clients' own
- * retries are. None of these tests reaches the provider's address.
+ * When the Anthropic model is rebuilt on retried clients, what it keeps, what its exchanges are sent
+ * with, and what its clients' own retries are. None of these tests reaches the provider's address.
  */
 class AnthropicChatModelRebuildTests {
 
@@ -159,6 +169,26 @@ class AnthropicChatModelRebuildTests {
     }
 
     @Nested
+    class Transport {
+
+        @Test
+        void keepsTheDispatcherItSharesWithTheReplacedModelRunningOnceThatModelIsCollected() {
+            Rebuilt rebuilt = rebuildAndForgetTheOriginal();
+
+            // The SDK closes Spring AI's transport, with its dispatcher, once the wrapper it made of it is unreachable.
+            ReplacedModels.assertSharedExecutorsOutlive(rebuilt.original(), rebuilt.dispatchers());
+            Reference.reachabilityFence(rebuilt.model());
+        }
+
+        @Test
+        void isTheApplicationsOwnAsItIs() {
+            HttpClient own = unsupported(HttpClient.class);
+
+            assertThat(AnthropicChatModelRebuild.oneRequestPerCall(own, BEAN)).isSameAs(own);
+        }
+    }
+
+    @Nested
     class Fails {
 
         @Test
@@ -175,10 +205,36 @@ class AnthropicChatModelRebuildTests {
         }
     }
 
+    /** Rebuilds a model that nothing else holds: once this returns, only the rebuilt model keeps what it shares. */
+    private Rebuilt rebuildAndForgetTheOriginal() {
+        AnthropicChatModel model = model(0);
+        List<ExecutorService> dispatchers = List.of(dispatcher(model.getAnthropicClient(), AnthropicClientImpl.class),
+                dispatcher(model.getAnthropicClientAsync(), AnthropicClientAsyncImpl.class));
+        return new Rebuilt(AnthropicChatModelRebuild.rebuild(model, BEAN, RETRIER, this.timer), dispatchers,
+                new WeakReference<>(model));
+    }
+
+    /** The executor of the OkHttp dispatcher of Spring AI's transport beneath an SDK client. */
+    private static ExecutorService dispatcher(Object client, Class<?> clientClass) {
+        ClientOptions options = read(client, "clientOptions", clientClass);
+        PhantomReachableClosingHttpClient closing = read(options, "originalHttpClient", ClientOptions.class);
+        SpringAiAnthropicHttpClient transport = read(closing, "httpClient", PhantomReachableClosingHttpClient.class);
+        OkHttpClient okHttp = read(transport, "okHttpClient", SpringAiAnthropicHttpClient.class);
+        return okHttp.dispatcher().executorService();
+    }
+
+    private static <T> T read(Object target, String field, Class<?> declaringClass) {
+        return new PrivateField(declaringClass, field, "-").read(target, BEAN);
+    }
+
     private static AnthropicChatModel model(int maxRetries) {
         return AnthropicChatModel.builder()
             .options(AnthropicChatOptions.builder().baseUrl(UNUSED_PROVIDER).apiKey("test").maxRetries(maxRetries).build())
             .build();
+    }
+
+    private record Rebuilt(AnthropicChatModel model, List<ExecutorService> dispatchers,
+            WeakReference<AnthropicChatModel> original) {
     }
 
     /** A client an application wrote itself: an implementation of the SDK's interface that does nothing. */

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.ai.document.Document;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;
@@ -76,6 +78,11 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
     @Override
     protected ResponseDefinitionBuilder completion(String content) {
         return OllamaWire.chat(content);
+    }
+
+    @Override
+    protected ResponseDefinitionBuilder stream(String... contents) {
+        return OllamaWire.stream(contents);
     }
 
     /** Ollama's errors say only a message: the type is left out. */
@@ -140,9 +147,11 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
             });
         }
 
-        @Test
-        void givesUpOnConnectionFailuresWithTheFailureAsTheClientThrowsItAsTheCause() {
-            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+        /** A connection reset before the response, or a body broken before its end. */
+        @ParameterizedTest
+        @EnumSource(value = Fault.class, names = { "CONNECTION_RESET_BY_PEER", "MALFORMED_RESPONSE_CHUNK" })
+        void givesUpOnNetworkFailuresWithTheFailureAsTheClientThrowsItAsTheCause(Fault fault) {
+            provider.always(aResponse().withFault(fault));
             run((context) -> {
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
 
@@ -203,6 +212,24 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
                         assertThat(ex.getCause()).isInstanceOf(WebClientResponseException.ServiceUnavailable.class)
                             .cause()
                             .isInstanceOf(HttpStatusException.class);
+                    });
+                assertThat(provider.requests()).isEqualTo(3);
+            });
+        }
+
+        @Test
+        void givesUpOnBodiesThatBrokeBeforeTheirFirstLineWithTheFailureAsWebClientSignalsItAsTheCause() {
+            provider.always(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
+            run((context) -> {
+                OllamaChatModel model = context.getBean(OllamaChatModel.class);
+
+                assertThatThrownBy(() -> model.stream("Hi").blockLast(Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ExhaustedException.class, (ex) -> {
+                        assertThat(ex.attempts()).isEqualTo(3);
+                        assertThat(ex.getCause()).isInstanceOf(WebClientResponseException.class)
+                            .hasMessageStartingWith("200 OK from POST http://127.0.0.1:" + provider.port() + "/api/chat")
+                            .cause()
+                            .isInstanceOf(NetworkException.class);
                     });
                 assertThat(provider.requests()).isEqualTo(3);
             });

@@ -6,12 +6,15 @@ import com.openai.client.OpenAIClientAsync;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
+import com.openai.core.http.PhantomReachableClosingHttpClient;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
+import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.openai.OpenAiChatModel;
+import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 
@@ -38,6 +41,16 @@ class OpenAiRetryRuntimeHintsTests {
             .accepts(this.hints);
         assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(ClientOptions.class, "originalHttpClient"))
             .accepts(this.hints);
+        assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(PhantomReachableClosingHttpClient.class,
+                "httpClient")).accepts(this.hints);
+    }
+
+    @Test
+    void letSpringAisTransportBeMadeAgain() throws NoSuchMethodException {
+        assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(SpringAiOpenAiHttpClient.class,
+                "ownsDispatcherExecutor")).accepts(this.hints);
+        assertThat(RuntimeHintsPredicates.reflection().onConstructorInvocation(SpringAiOpenAiHttpClient.class
+            .getDeclaredConstructor(OkHttpClient.class, boolean.class))).accepts(this.hints);
     }
 
     @Test

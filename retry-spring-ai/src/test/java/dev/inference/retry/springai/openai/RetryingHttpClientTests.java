@@ -50,6 +50,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -71,8 +72,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
 
 /**
@@ -234,14 +237,17 @@ class RetryingHttpClientTests {
             assertThat(requests()).hasSize(3);
         }
 
-        @Test
-        void givesUpWithTheTransportsExceptionForAConnectionFailureAsTheCause() {
-            provider.always(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+        /** A connection reset before the response (the transport's failure), or a body broken before its end. */
+        @ParameterizedTest(name = "{0}")
+        @CsvSource({ "CONNECTION_RESET_BY_PEER, Request failed",
+                "MALFORMED_RESPONSE_CHUNK, Reading the response failed" })
+        void givesUpWithTheSdksIoExceptionForANetworkFailureAsTheCause(Fault fault, String message) {
+            provider.always(aResponse().withFault(fault));
 
             assertThatThrownBy(() -> client(QUICK).execute(request(false)))
                 .isInstanceOfSatisfying(ExhaustedException.class,
                         (ex) -> assertThat(ex.getCause()).isInstanceOf(OpenAIIoException.class)
-                            .hasMessage("Request failed")
+                            .hasMessage(message)
                             .cause()
                             .isInstanceOf(NetworkException.class)
                             .hasCauseInstanceOf(IOException.class));
@@ -371,6 +377,49 @@ class RetryingHttpClientTests {
 
             assertThatThrownBy(future::join).hasCauseInstanceOf(ShutdownException.class);
             assertThat(requests()).hasSize(1);
+        }
+    }
+
+    /** A successful unary response, whose body the attempt reads whole before it is handed over. */
+    @Nested
+    class UnaryBodies {
+
+        @Test
+        void retriesABodyThatBrokeBeforeItsEndAsANetworkFailure() {
+            provider.script(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK), json("{\"ok\":true}"));
+
+            try (HttpResponse response = client(QUICK).execute(request(false))) {
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(requests()).hasSize(2);
+            assertThat(events.finished()).first().satisfies((finished) -> {
+                assertThat(finished.event().retryable()).isTrue();
+                assertThat(finished.event().failure()).isInstanceOf(OpenAIIoException.class)
+                    .hasCauseInstanceOf(NetworkException.class);
+            });
+        }
+
+        @Test
+        void readsTheBodyOnTheBodyReaderWhenNotBlocking() {
+            provider.script(aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK), json("{\"ok\":true}"));
+
+            try (HttpResponse response = client(QUICK).executeAsync(request(false)).join()) {
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(streamReads).hasValue(2);
+            assertThat(requests()).hasSize(2);
+        }
+
+        @Test
+        void handsOverABodyLongerThanTheAttemptReadsWholeTheRestAsItArrives() throws IOException {
+            // More than the 16 MiB an attempt reads: the rest is left for the SDK to read.
+            long length = 17L * 1024 * 1024;
+            ScriptedResponse response = new ScriptedResponse(200, "application/json", () -> generated(length));
+
+            try (HttpResponse handedOver = client(retrier(ONE_ATTEMPT).build(),
+                    (request) -> CompletableFuture.completedFuture(response)).execute(request(false))) {
+                assertThat(handedOver.body().transferTo(OutputStream.nullOutputStream())).isEqualTo(length);
+            }
         }
     }
 
@@ -527,7 +576,7 @@ class RetryingHttpClientTests {
                 }
             }).build();
             future.set(client(cancellingListener, (request) -> pending).executeAsync(request(false)));
-            ScriptedResponse permanent = new ScriptedResponse(400, "application/json", () -> "{}");
+            ScriptedResponse permanent = ScriptedResponse.text(400, "application/json", () -> "{}");
 
             pending.complete(permanent);
 
@@ -551,9 +600,11 @@ class RetryingHttpClientTests {
             assertThat(this.sent).hasValue(1);
         }
 
-        @Test
-        void endsWithTheCancellationWhenClosingTheResponseOnItEndsTheReadOfTheFirstEvent() {
-            ScriptedResponse stream = new ScriptedResponse(200, "text/event-stream", () -> "") {
+        @ParameterizedTest(name = "stream: {0}")
+        @ValueSource(booleans = { true, false })
+        void endsWithTheCancellationWhenClosingTheResponseOnItEndsTheReadOfItsBody(boolean stream) {
+            String type = stream ? "text/event-stream" : "application/json";
+            ScriptedResponse response = new ScriptedResponse(200, type, InputStream::nullInputStream) {
 
                 @Override
                 public InputStream body() {
@@ -561,7 +612,7 @@ class RetryingHttpClientTests {
 
                         @Override
                         public int read() throws IOException {
-                            // The caller closes the stream while its first event is awaited.
+                            // The caller closes the stream while its body (or first event) is awaited.
                             CancelledAsAnAttemptEnds.this.call.cancel();
                             throw new IOException("Socket closed");
                         }
@@ -569,9 +620,9 @@ class RetryingHttpClientTests {
                 }
             };
             HttpClient client = client(retrier(ONE_ATTEMPT).build(),
-                    (request) -> CompletableFuture.completedFuture(stream));
+                    (request) -> CompletableFuture.completedFuture(response));
 
-            assertThat(failureOf(executeAsync(client))).isInstanceOf(CancellationException.class)
+            assertThat(failureOf(executeAsync(client, stream))).isInstanceOf(CancellationException.class)
                 .hasMessage("The call was cancelled");
             assertThat(events.exhausted()).isEmpty();
         }
@@ -581,7 +632,7 @@ class RetryingHttpClientTests {
             return (request) -> {
                 this.sent.incrementAndGet();
                 this.call.cancel();
-                ScriptedResponse response = new ScriptedResponse(status, "application/json", () -> "{}");
+                ScriptedResponse response = ScriptedResponse.text(status, "application/json", () -> "{}");
                 return CompletableFuture.completedFuture(response.withHeader("Retry-After", "60"));
             };
         }
@@ -599,7 +650,11 @@ class RetryingHttpClientTests {
         }
 
         private CompletableFuture<HttpResponse> executeAsync(HttpClient client) {
-            return client.executeAsync(request(true).toBuilder()
+            return executeAsync(client, true);
+        }
+
+        private CompletableFuture<HttpResponse> executeAsync(HttpClient client, boolean stream) {
+            return client.executeAsync(request(stream).toBuilder()
                 .putHeader(StreamCalls.HEADER, streamCalls.register(this.call))
                 .build());
         }
@@ -613,7 +668,7 @@ class RetryingHttpClientTests {
         @EnumSource
         void closesTheResponseAndRethrowsAnErrorFromReadingTheFirstEvent(Exchange exchange) {
             AssertionError error = new AssertionError("read failed");
-            ScriptedResponse response = new ScriptedResponse(200, "text/event-stream", () -> {
+            ScriptedResponse response = ScriptedResponse.text(200, "text/event-stream", () -> {
                 throw error;
             });
 
@@ -633,7 +688,7 @@ class RetryingHttpClientTests {
                 return (outcome, retryDelay) -> observed.add("ended " + attempt + " " + outcome.failure());
             }).build();
             AssertionError error = new AssertionError("read failed");
-            ScriptedResponse response = new ScriptedResponse(200, "text/event-stream", () -> {
+            ScriptedResponse response = ScriptedResponse.text(200, "text/event-stream", () -> {
                 throw error;
             });
 
@@ -646,7 +701,7 @@ class RetryingHttpClientTests {
         @ParameterizedTest
         @MethodSource("dev.inference.retry.springai.openai.RetryingHttpClientTests#exchangesAndThrowables")
         void closesTheResponseAndRethrowsWhatReadingItsHeadersThrows(Exchange exchange, Throwable failure) {
-            ScriptedResponse response = new ScriptedResponse(429, "application/json", () -> "{}")
+            ScriptedResponse response = ScriptedResponse.text(429, "application/json", () -> "{}")
                 .withHeadersThrowing(failure);
 
             Throwable thrown = exchange.thrownBy(client(retrier(ONE_ATTEMPT).build(),
@@ -756,6 +811,30 @@ class RetryingHttpClientTests {
         }
     }
 
+    /** A body of {@code length} bytes, made as it is read. */
+    private static InputStream generated(long length) {
+        return new InputStream() {
+
+            private long left = length;
+
+            @Override
+            public int read() {
+                return (this.left-- > 0) ? ' ' : -1;
+            }
+
+            @Override
+            public int read(byte[] buffer, int offset, int count) {
+                if (this.left <= 0) {
+                    return -1;
+                }
+                int n = (int) Math.min(count, this.left);
+                Arrays.fill(buffer, offset, offset + n, (byte) ' ');
+                this.left -= n;
+                return n;
+            }
+        };
+    }
+
     private static ResponseDefinitionBuilder json(String body) {
         return aResponse().withHeader("Content-Type", "application/json").withBody(body);
     }
@@ -791,17 +870,23 @@ class RetryingHttpClientTests {
 
         private final Headers.Builder headers;
 
-        private final Supplier<String> body;
+        private final Supplier<InputStream> body;
 
         private final AtomicInteger closes = new AtomicInteger();
 
         private @Nullable Throwable headersFailure;
 
-        /** A response whose body is what {@code body} gives, read when asked for; it may throw instead. */
-        ScriptedResponse(int status, String contentType, Supplier<String> body) {
+        /** A response whose body is the stream {@code body} gives, asked for when it is read; it may throw instead. */
+        ScriptedResponse(int status, String contentType, Supplier<InputStream> body) {
             this.status = status;
             this.headers = Headers.builder().put("Content-Type", contentType);
             this.body = body;
+        }
+
+        /** A response whose body is what {@code body} gives, read when asked for; it may throw instead. */
+        static ScriptedResponse text(int status, String contentType, Supplier<String> body) {
+            return new ScriptedResponse(status, contentType,
+                    () -> new ByteArrayInputStream(body.get().getBytes(StandardCharsets.UTF_8)));
         }
 
         ScriptedResponse withHeader(String name, String value) {
@@ -837,7 +922,7 @@ class RetryingHttpClientTests {
 
         @Override
         public InputStream body() {
-            return new ByteArrayInputStream(this.body.get().getBytes(StandardCharsets.UTF_8));
+            return this.body.get();
         }
 
         @Override
