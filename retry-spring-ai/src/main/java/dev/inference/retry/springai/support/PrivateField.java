@@ -20,6 +20,9 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
     /**
      * Names a field.
      *
+     * @param declaringClass the class that declares the field
+     * @param name the field's name
+     * @param supported the versions whose shape the reader knows, for the exception's message
      * @throws NullPointerException if an argument is {@code null}
      */
     public PrivateField {
