@@ -7,6 +7,10 @@ import dev.inference.retry.autoconfigure.observation.DefaultRetryAttemptObservat
 import dev.inference.retry.autoconfigure.observation.ObservationAttemptObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URLDecoder;
@@ -67,10 +71,8 @@ class DocumentationTests {
     @Nested
     class Links {
 
-        @ParameterizedTest(name = "{0}")
-        @MethodSource("dev.inference.retry.starter.DocumentationTests#pages")
-        void everyRelativeLinkNamesAFileOfTheRepository(Path path) throws IOException {
-            MarkdownPage page = MarkdownPage.read(path);
+        @ForEachPage
+        void everyRelativeLinkNamesAFileOfTheRepository(MarkdownPage page) {
             List<String> broken = new ArrayList<>();
             for (MarkdownPage.Link link : page.links()) {
                 String file = file(link.target());
@@ -81,10 +83,8 @@ class DocumentationTests {
             assertThat(broken).isEmpty();
         }
 
-        @ParameterizedTest(name = "{0}")
-        @MethodSource("dev.inference.retry.starter.DocumentationTests#pages")
-        void everyAnchorNamesAHeadingOfThePageItLinksTo(Path path) throws IOException {
-            MarkdownPage page = MarkdownPage.read(path);
+        @ForEachPage
+        void everyAnchorNamesAHeadingOfThePageItLinksTo(MarkdownPage page) throws IOException {
             List<String> broken = new ArrayList<>();
             for (MarkdownPage.Link link : page.links()) {
                 String target = link.target();
@@ -121,10 +121,8 @@ class DocumentationTests {
     @Nested
     class Properties {
 
-        @ParameterizedTest(name = "{0}")
-        @MethodSource("dev.inference.retry.starter.DocumentationTests#pages")
-        void everyInferenceRetryNameIsAPropertyAMeterOrAnObservation(Path path) throws IOException {
-            MarkdownPage page = MarkdownPage.read(path);
+        @ForEachPage
+        void everyInferenceRetryNameIsAPropertyAMeterOrAnObservation(MarkdownPage page) {
             Set<String> meters = meterAndObservationNames();
 
             assertThat(unknown(page, INFERENCE_RETRY_NAME, "inference.retry.", meters))
@@ -133,11 +131,8 @@ class DocumentationTests {
                 .isEmpty();
         }
 
-        @ParameterizedTest(name = "{0}")
-        @MethodSource("dev.inference.retry.starter.DocumentationTests#pages")
-        void everySpringAiNameIsAPropertyOfSpringAi(Path path) throws IOException {
-            MarkdownPage page = MarkdownPage.read(path);
-
+        @ForEachPage
+        void everySpringAiNameIsAPropertyOfSpringAi(MarkdownPage page) {
             assertThat(unknown(page, SPRING_AI_NAME, "spring.ai.", Set.of()))
                 .as("names not in the configuration metadata of the Spring AI modules on this module's test class path")
                 .isEmpty();
@@ -206,9 +201,20 @@ class DocumentationTests {
         }
     }
 
-    /** The pages, each named by its path in the repository. */
-    static Stream<Arguments> pages() {
-        return pageFiles().stream().map((page) -> Arguments.of(Named.of(root().relativize(page).toString(), page)));
+    /** A test of each page, named by its path in the repository. */
+    @Target(ElementType.METHOD)
+    @Retention(RetentionPolicy.RUNTIME)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.inference.retry.starter.DocumentationTests#pages")
+    @interface ForEachPage {
+    }
+
+    static Stream<Arguments> pages() throws IOException {
+        List<Arguments> pages = new ArrayList<>();
+        for (Path page : pageFiles()) {
+            pages.add(Arguments.of(Named.of(root().relativize(page).toString(), MarkdownPage.read(page))));
+        }
+        return pages.stream();
     }
 
     private static List<Path> pageFiles() {
