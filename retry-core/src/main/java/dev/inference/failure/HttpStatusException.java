@@ -13,8 +13,10 @@ public class HttpStatusException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status the provider answered with. */
     private final int status;
 
+    /** How long the provider asked to wait before the next request, or {@code null} when it did not say. */
     private final @Nullable Duration retryAfter;
 
     /**

@@ -21,6 +21,11 @@ public record AttemptEvent(String client, Operation operation, int attempt, @Nul
     /**
      * Validates the event.
      *
+     * @param client the name of the retrying client
+     * @param operation the kind of call
+     * @param attempt the 1-based number of the attempt
+     * @param failure the typed failure of the attempt, or {@code null} when it succeeded
+     * @param retryable whether the failure is transient; {@code false} on success
      * @throws NullPointerException if {@code client} or {@code operation} is {@code null}
      * @throws IllegalArgumentException if {@code attempt} is less than 1
      */

@@ -15,10 +15,12 @@ public class ConfigException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the setting that is wrong. */
     private final String field;
 
     private final transient @Nullable Object value;
 
+    /** The rule the value breaks. */
     private final String rule;
 
     /**

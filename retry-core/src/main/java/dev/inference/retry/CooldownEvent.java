@@ -17,6 +17,11 @@ public record CooldownEvent(String client, Operation operation, int attempt, Str
     /**
      * Validates the event.
      *
+     * @param client the name of the retrying client
+     * @param operation the kind of call
+     * @param attempt the 1-based number of the attempt that waits
+     * @param key the provider account whose cool-down is in force
+     * @param delay how long the attempt waits for the cool-down, beyond any backoff
      * @throws NullPointerException if a reference is {@code null}
      * @throws IllegalArgumentException if {@code attempt} is less than 1 or {@code delay} is not
      *     positive

@@ -12,6 +12,7 @@ public class ExhaustedException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** How many attempts the call made, the first included. */
     private final int attempts;
 
     /**

@@ -32,6 +32,10 @@ public record Policy(int stableRetries, Duration stableDelay, int maxAttempts, D
     /**
      * Validates the policy.
      *
+     * @param stableRetries how many retries wait {@code stableDelay} before the exponential leg starts
+     * @param stableDelay the wait of the stable leg, and the base of the exponential one
+     * @param maxAttempts the most attempts a call makes, the first included
+     * @param maxDelay the cap on any scheduled wait before jitter
      * @throws ConfigException naming the first field that breaks a rule (by its record component
      *     name), its value and the rule
      */

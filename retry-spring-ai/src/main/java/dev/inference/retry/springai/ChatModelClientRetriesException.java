@@ -17,6 +17,7 @@ public class ChatModelClientRetriesException extends InvalidRetryPropertyExcepti
 
     private static final long serialVersionUID = 1L;
 
+    /** The retries the client asks for, in effect for the bean. */
     private final int maxRetries;
 
     /**

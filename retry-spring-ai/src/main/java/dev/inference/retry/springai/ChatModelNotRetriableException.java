@@ -12,6 +12,7 @@ public class ChatModelNotRetriableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the chat model bean that cannot be retried. */
     private final String beanName;
 
     /**

@@ -26,10 +26,13 @@ public class InvalidRetryPropertyException extends ConfigException {
     /** What the beans are that this exception is about, unless told otherwise. */
     private static final String INFERENCE_CLIENT = "InferenceClient";
 
+    /** The name of the bean the property configures. */
     private final String beanName;
 
+    /** What to change, naming the exact property keys. */
     private final String action;
 
+    /** What the bean is, as messages name it, such as {@code InferenceClient}. */
     private final String kind;
 
     /**

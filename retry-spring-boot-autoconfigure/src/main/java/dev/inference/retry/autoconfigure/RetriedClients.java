@@ -436,7 +436,7 @@ final class RetriedClients implements SmartInitializingSingleton {
 
         /** Compares two ratios by value: 0.1 and 0.10 are the same setting. */
         private static boolean sameNumber(@Nullable BigDecimal mine, @Nullable BigDecimal theirs) {
-            return (mine == null || theirs == null) ? mine == theirs : mine.compareTo(theirs) == 0;
+            return (mine == null) ? theirs == null : theirs != null && mine.compareTo(theirs) == 0;
         }
     }
 

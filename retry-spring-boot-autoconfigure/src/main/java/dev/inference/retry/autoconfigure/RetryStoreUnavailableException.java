@@ -12,6 +12,7 @@ public class RetryStoreUnavailableException extends ConfigException {
 
     private static final long serialVersionUID = 1L;
 
+    /** What to do, naming the dependency or property. */
     private final String action;
 
     /**

@@ -52,6 +52,8 @@ final class AttemptGuard implements AutoCloseable {
      * @throws RuntimeException the context's {@linkplain CallContext#failure() failure} if it is
      *     already done, so that no request is sent
      */
+    // The thenAccept callback is registered for its effect: the future it returns is not needed.
+    @SuppressWarnings("FutureReturnValueIgnored")
     static AttemptGuard start(CallContext context) {
         Optional<RuntimeException> done = context.failure();
         if (done.isPresent()) {

@@ -268,6 +268,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
     }
 
+    // The thenAccept callback is registered for its effect: the future it returns is not needed.
+    @SuppressWarnings("FutureReturnValueIgnored")
     private HttpResponse<InputStream> await(CompletableFuture<HttpResponse<InputStream>> inFlight,
             AttemptGuard guard) {
         try {

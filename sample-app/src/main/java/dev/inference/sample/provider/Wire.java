@@ -54,8 +54,9 @@ final class Wire {
         if (head == null) {
             return null;
         }
-        String[] lines = head.split("\r\n");
-        String[] requestLine = lines[0].split(" ");
+        // A limit of -1 keeps empty fields: a stray space makes the request line malformed, not shorter.
+        String[] lines = head.split("\r\n", -1);
+        String[] requestLine = lines[0].split(" ", -1);
         if (requestLine.length != 3 || !requestLine[2].startsWith("HTTP/1.")) {
             throw new MalformedRequestException("not an HTTP/1.1 request line");
         }

@@ -82,7 +82,8 @@ final class CancellableAnthropicStreams {
 
     // The stream response is the caller's to close, as the SDK's own; one that arrives after a cancellation
     // is closed here.
-    @SuppressWarnings("MustBeClosedChecker")
+    // The whenComplete callbacks are registered for their effect and throw nothing: their futures are not needed.
+    @SuppressWarnings({ "MustBeClosedChecker", "FutureReturnValueIgnored" })
     private static CompletableFuture<HttpResponseFor<StreamResponse<RawMessageStreamEvent>>> createStreaming(
             MessageServiceAsync.WithRawResponse raw, MessageCreateParams params, RequestOptions requestOptions,
             StreamCalls calls) {

@@ -67,6 +67,8 @@ final class AsyncExchange<R> {
      *
      * @return the future of its outcome; cancelling it cancels the call's context
      */
+    // The whenComplete callback is registered for its effect and throws nothing: its future is not needed.
+    @SuppressWarnings("FutureReturnValueIgnored")
     CompletableFuture<R> start() {
         Optional<RuntimeException> done = this.context.failure();
         if (done.isPresent()) {
@@ -92,6 +94,8 @@ final class AsyncExchange<R> {
         return this.result;
     }
 
+    // The whenComplete callback hands the outcome to drive(), which throws nothing: its future is not needed.
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void attempt() {
         if (this.result.isDone()) {
             return;

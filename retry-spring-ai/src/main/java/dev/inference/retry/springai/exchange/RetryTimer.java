@@ -31,6 +31,7 @@ public final class RetryTimer implements AutoCloseable {
 
     private volatile boolean closed;
 
+    /** Creates a timer; its thread starts with the first wait and ends when it has been idle a while. */
     public RetryTimer() {
         String name = "inference-retry-timer-" + TIMERS.incrementAndGet();
         this.executor = new ScheduledThreadPoolExecutor(1, (task) -> {

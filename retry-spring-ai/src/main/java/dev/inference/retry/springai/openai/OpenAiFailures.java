@@ -147,8 +147,7 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
 
     /** Whether a delta carries anything but its role and empty text. */
     private static boolean carriesContent(JsonNode delta) {
-        for (var fields = delta.fields(); fields.hasNext();) {
-            var field = fields.next();
+        for (var field : delta.properties()) {
             JsonNode value = field.getValue();
             boolean empty = value.isNull() || (value.isTextual() && value.asText().isEmpty());
             if (!field.getKey().equals("role") && !empty) {

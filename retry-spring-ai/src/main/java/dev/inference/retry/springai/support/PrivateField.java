@@ -20,6 +20,9 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
     /**
      * Names a field.
      *
+     * @param declaringClass the class that declares the field
+     * @param name the field's name
+     * @param supported the versions whose shape the reader knows, for the exception's message
      * @throws NullPointerException if an argument is {@code null}
      */
     public PrivateField {
@@ -37,7 +40,8 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
      * @return the field's value
      * @throws ChatModelNotRetriableException if the field does not exist, cannot be read, or is null
      */
-    @SuppressWarnings("unchecked")
+    // The type is the one the caller assigns the value to: each constant names a field of a known type.
+    @SuppressWarnings({ "unchecked", "TypeParameterUnusedInFormals" })
     public <T> T read(Object target, String beanName) {
         Object value;
         try {

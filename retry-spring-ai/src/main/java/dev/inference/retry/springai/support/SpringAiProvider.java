@@ -32,6 +32,13 @@ public record SpringAiProvider(String name, String configuration, Set<String> re
     /**
      * Creates a description.
      *
+     * @param name the provider's name, for messages
+     * @param configuration the fully qualified name of the {@code @Configuration} class that retries the
+     *     provider's models
+     * @param retriedBeneath the fully qualified names of the model classes whose beans are retried beneath
+     *     the bean
+     * @param clientRetries the settings of the own retries of the clients of the provider's retried beans
+     * @param translators the failure translators the provider's client library brings
      * @throws NullPointerException if an argument is {@code null}
      */
     public SpringAiProvider {

@@ -111,8 +111,9 @@ class AnthropicChatModelRebuildTests {
 
             AnthropicChatModel rebuilt = AnthropicChatModelRebuild.rebuild(model, BEAN, RETRIER, timer);
 
-            assertThat((Object) new PrivateField(AnthropicChatModel.class, "observationConvention", "-").read(rebuilt,
-                    BEAN)).isSameAs(convention);
+            ChatModelObservationConvention kept = new PrivateField(AnthropicChatModel.class, "observationConvention", "-")
+                .read(rebuilt, BEAN);
+            assertThat(kept).isSameAs(convention);
         }
     }
 
