@@ -165,6 +165,16 @@ class FirstSseEventTests {
         }
 
         @Test
+        void findsAFirstEventLongerThanItsFirstRead() throws IOException {
+            String data = "x".repeat(10_000);
+
+            FirstSseEvent first = FirstSseEvent.read(stream("data: " + data + "\n\ndata: b\n\n"), 64 * 1024);
+
+            assertThat(first.data()).isEqualTo(data);
+            assertThat(new String(first.bytesRead(), StandardCharsets.UTF_8)).isEqualTo("data: " + data + "\n\ndata: b\n\n");
+        }
+
+        @Test
         void givesUpAtTheLimitWithoutAnEvent() throws IOException {
             FirstSseEvent first = FirstSseEvent.read(stream("data: " + "x".repeat(100) + "\n\n"), 16);
 
