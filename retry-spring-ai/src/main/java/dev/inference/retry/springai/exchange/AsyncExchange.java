@@ -148,10 +148,13 @@ final class AsyncExchange<R> {
         }
     }
 
-    /** On the body reader: reads the attempt's part of the body and decides there, where the SDK reads on ({@link StreamHandOff}). */
+    /**
+     * On the body reader: reads the attempt's part of the body, and decides there, where the SDK then
+     * reads the rest of a stream ({@link StreamHandOff}).
+     */
     private void bodyRead(R response) {
         RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation, this.context);
-        StreamHandOff.handOver(() -> decide(outcome));
+        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> decide(outcome));
     }
 
     private void decide(RetryingExchanges.Outcome<R> outcome) {

@@ -2,6 +2,7 @@ package dev.inference.retry.springai.exchange;
 
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Saves a retried stream the second thread hop that reading its first event would otherwise add: the
@@ -15,15 +16,16 @@ import java.util.concurrent.Executor;
  * stream handler executor, the SDK runs that task at once on the thread that read the first event, as
  * the exchange {@linkplain #handOver hands the response over} there.
  *
- * <p>Traps: only the first task submitted during a hand-over runs at once, on the handing thread (a
- * handler that starts another stream does not run that one there too); every other task, such as that
- * of a subscription made after the exchange had completed, goes to the SDK's executor as before, so the
- * SDK never reads a stream on a transport or subscriber thread. Thread-safe.
+ * <p>Traps: a task runs at once only on a thread of the executor it was submitted for, the one that
+ * read the first event, and only the first task submitted during the hand-over (a handler that starts
+ * another stream does not run that one there too); every other task, such as that of a subscription
+ * made after the exchange had completed, goes to the SDK's executor as before, so the SDK never reads a
+ * stream on a transport or subscriber thread. Thread-safe.
  */
 public final class StreamHandOff {
 
-    /** Whether this thread is handing a response over and the SDK's first task may run on it. */
-    private static final ThreadLocal<Boolean> HANDING_OVER = new ThreadLocal<>();
+    /** The executor whose thread this is, while it hands a response over whose first event it read. */
+    private static final ThreadLocal<@Nullable Executor> HANDING_OVER = new ThreadLocal<>();
 
     private StreamHandOff() {
     }
@@ -31,8 +33,8 @@ public final class StreamHandOff {
     /**
      * Returns the stream handler executor to give the SDK's client in place of its own.
      *
-     * @param executor the SDK's stream handler executor, which runs every task not run during a
-     *     hand-over; the retried exchanges read first events on it
+     * @param executor the SDK's stream handler executor, on which the retried exchanges read first events;
+     *     it runs every task not run during a hand-over
      * @return the executor, which never shuts {@code executor} down
      */
     public static Executor streamHandlerExecutor(Executor executor) {
@@ -41,8 +43,8 @@ public final class StreamHandOff {
 
             @Override
             public void execute(Runnable task) {
-                if (Boolean.TRUE.equals(HANDING_OVER.get())) {
-                    HANDING_OVER.set(Boolean.FALSE);
+                if (HANDING_OVER.get() == executor) {
+                    HANDING_OVER.remove();
                     task.run();
                     return;
                 }
@@ -57,13 +59,14 @@ public final class StreamHandOff {
     }
 
     /**
-     * Hands a response over on this thread, the thread of the stream handler executor that read its
-     * first event: the first task the SDK submits meanwhile runs here, at once.
+     * Hands a response over on this thread, a thread of the stream reader that read its first event: the
+     * first task the SDK submits meanwhile to that executor runs here, at once.
      *
+     * @param reader the executor this thread belongs to, which read the first event
      * @param completion completes the exchange's future with the response
      */
-    static void handOver(Runnable completion) {
-        HANDING_OVER.set(Boolean.TRUE);
+    static void handOver(Executor reader, Runnable completion) {
+        HANDING_OVER.set(reader);
         try {
             completion.run();
         }

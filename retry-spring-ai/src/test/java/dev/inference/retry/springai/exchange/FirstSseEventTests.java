@@ -167,11 +167,12 @@ class FirstSseEventTests {
         @Test
         void findsAFirstEventLongerThanItsFirstRead() throws IOException {
             String data = "x".repeat(10_000);
+            String stream = "data: " + data + "\n\ndata: b\n\n";
 
-            FirstSseEvent first = FirstSseEvent.read(stream("data: " + data + "\n\ndata: b\n\n"), 64 * 1024);
+            FirstSseEvent first = FirstSseEvent.read(stream(stream), 64 * 1024);
 
             assertThat(first.data()).isEqualTo(data);
-            assertThat(new String(first.bytesRead(), StandardCharsets.UTF_8)).isEqualTo("data: " + data + "\n\ndata: b\n\n");
+            assertThat(new String(first.bytesRead(), StandardCharsets.UTF_8)).isEqualTo(stream);
         }
 
         @Test

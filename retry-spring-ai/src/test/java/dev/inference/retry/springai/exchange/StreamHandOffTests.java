@@ -11,12 +11,14 @@ import org.junit.jupiter.api.Test;
 
 class StreamHandOffTests {
 
-    /** The SDK's own stream handler executor, which only queues what it is given. */
     private final List<String> queued = new ArrayList<>();
 
     private final List<String> ran = new ArrayList<>();
 
-    private final Executor executor = StreamHandOff.streamHandlerExecutor((task) -> this.queued.add(task.toString()));
+    /** The SDK's own stream handler executor, which only queues what it is given. */
+    private final Executor sdkExecutor = (task) -> this.queued.add(task.toString());
+
+    private final Executor executor = StreamHandOff.streamHandlerExecutor(this.sdkExecutor);
 
     @Nested
     class DuringAHandOver {
@@ -26,7 +28,7 @@ class StreamHandOffTests {
             Thread handing = Thread.currentThread();
             List<Thread> ranOn = new ArrayList<>();
 
-            StreamHandOff.handOver(() -> executor.execute(() -> ranOn.add(Thread.currentThread())));
+            StreamHandOff.handOver(sdkExecutor, () -> executor.execute(() -> ranOn.add(Thread.currentThread())));
 
             assertThat(ranOn).containsExactly(handing);
             assertThat(queued).isEmpty();
@@ -34,7 +36,7 @@ class StreamHandOffTests {
 
         @Test
         void givesEveryLaterTaskToTheSdksExecutor() {
-            StreamHandOff.handOver(() -> {
+            StreamHandOff.handOver(sdkExecutor, () -> {
                 executor.execute(task("the stream's handler"));
                 executor.execute(task("another stream's handler"));
             });
@@ -44,8 +46,20 @@ class StreamHandOffTests {
         }
 
         @Test
+        void givesTheTaskToTheSdksExecutorWhenAnotherExecutorReadTheFirstEvent() {
+            Executor otherReader = (task) -> {
+            };
+
+            StreamHandOff.handOver(otherReader, () -> executor.execute(task("the stream's handler")));
+
+            assertThat(ran).isEmpty();
+            assertThat(queued).containsExactly("the stream's handler");
+        }
+
+        @Test
         void givesATaskSubmittedFromTheFirstToTheSdksExecutor() {
-            StreamHandOff.handOver(() -> executor.execute(() -> executor.execute(task("started by the handler"))));
+            StreamHandOff.handOver(sdkExecutor,
+                    () -> executor.execute(() -> executor.execute(task("started by the handler"))));
 
             assertThat(queued).containsExactly("started by the handler");
         }
@@ -64,7 +78,7 @@ class StreamHandOffTests {
 
         @Test
         void givesATaskToTheSdksExecutorOnceAHandOverThatSubmittedNothingHasEnded() {
-            StreamHandOff.handOver(() -> {
+            StreamHandOff.handOver(sdkExecutor, () -> {
             });
 
             executor.execute(task("later"));
@@ -74,7 +88,7 @@ class StreamHandOffTests {
 
         @Test
         void givesATaskToTheSdksExecutorOnceAHandOverHasThrown() {
-            assertThatThrownBy(() -> StreamHandOff.handOver(() -> {
+            assertThatThrownBy(() -> StreamHandOff.handOver(sdkExecutor, () -> {
                 throw new IllegalStateException("completing failed");
             })).hasMessage("completing failed");
 
