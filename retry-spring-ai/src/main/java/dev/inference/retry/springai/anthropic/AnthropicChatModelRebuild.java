@@ -15,10 +15,12 @@ import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.exchange.StreamHandOff;
 import dev.inference.retry.springai.support.PrivateConstructor;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
+import java.util.concurrent.Executor;
 import okhttp3.OkHttpClient;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.anthropic.http.okhttp.SpringAiAnthropicHttpClient;
@@ -32,7 +34,9 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
  * Spring AI's OkHttp transport is made again with OkHttp's own retry of a failed connection off, so that
  * each attempt is one request (see {@link #oneRequestPerCall}). The asynchronous client is also wrapped
- * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange.
+ * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and its own
+ * stream responses are read on the thread that read their first event ({@link StreamHandOff}; Spring
+ * AI's model reads its raw stream on a Reactor scheduler instead).
  *
  * <p>Traps: the model, the SDK's clients and Spring AI's transport expose none of this, so it is read
  * (and the transport made) by reflection; this is the one class that knows the private shape of
@@ -148,9 +152,11 @@ final class AnthropicChatModelRebuild {
             .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, transport, retrier, timer,
                     clients.options().streamHandlerExecutor(), calls))
             .maxRetries(0));
+        Executor streamHandlers = clients.asyncOptions().streamHandlerExecutor();
         AnthropicClientAsync retriedAsync = clients.clientAsync().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, asyncTransport, retrier, timer,
-                    clients.asyncOptions().streamHandlerExecutor(), calls))
+            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, asyncTransport, retrier, timer, streamHandlers,
+                    calls))
+            .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
         AnthropicChatModel rebuilt = buildWith(model, retried, CancellableAnthropicStreams.wrap(retriedAsync, calls),
                 toolCallingManager, observationRegistry);

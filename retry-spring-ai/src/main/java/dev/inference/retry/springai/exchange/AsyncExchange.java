@@ -22,11 +22,13 @@ import org.jspecify.annotations.Nullable;
  * driven by callbacks, with no thread blocked.
  *
  * <p>The exchange moves on from one callback to the next: an attempt's completion (on the transport's
- * thread), the reading of a successful body (on the body reader executor), the end of a wait (on
- * the timer thread, or on the thread that cancelled the call or fired the shutdown signal). Exactly one
- * of them runs at any time, so the call's {@link RetryExecution} is used by one thread at a time, each
- * handing over to the next through the future, executor or timer that starts it; the end of a wait is
- * claimed once, by whichever of the timer, the cancellation and the shutdown signal comes first.
+ * thread), the reading of a successful body (on the body reader executor, where the SDK then reads on
+ * what is left of a stream: {@link StreamHandOff}), the end of a wait (on the timer thread, or on the
+ * thread that cancelled the call or fired the shutdown signal). Exactly one of them runs at any time, so
+ * the call's {@link RetryExecution} is used by one thread at a time, each handing over to the next
+ * through the future, executor or timer that starts it; the end of a wait is claimed once, by whichever
+ * of the timer, the cancellation and the shutdown signal comes first. On the success path nothing else
+ * moves the exchange to another thread, and no timer is asked for a wait that is not needed.
  *
  * @param <R> the SDK's HTTP response interface
  */
@@ -142,13 +144,21 @@ final class AsyncExchange<R> {
         }
         // Reading the body blocks until it arrives: never on the transport's thread.
         try {
-            this.exchanges.bodyReader()
-                .execute(() -> drive(() -> decide(this.exchanges.read(response, this.operation, this.context))));
+            this.exchanges.bodyReader().execute(() -> drive(() -> bodyRead(response)));
         }
         catch (RejectedExecutionException ex) {
             this.exchanges.sdk().close(response);
             decide(RetryingExchanges.Outcome.failed(ex));
         }
+    }
+
+    /**
+     * On the body reader: reads the attempt's part of the body, and decides there, where the SDK then
+     * reads the rest of a stream ({@link StreamHandOff}).
+     */
+    private void bodyRead(R response) {
+        RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation, this.context);
+        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> decide(outcome));
     }
 
     private void decide(RetryingExchanges.Outcome<R> outcome) {

@@ -1,9 +1,9 @@
 package dev.inference.retry.springai.exchange;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +23,9 @@ public final class FirstSseEvent {
 
     /** Enough for any first event a provider sends; past this, the stream is content, not an error. */
     public static final int DEFAULT_LIMIT = 64 * 1024;
+
+    /** Room for a first event of a few hundred bytes, and what came with it in the same read. */
+    private static final int INITIAL_CAPACITY = 2 * 1024;
 
     private final byte[] read;
 
@@ -55,23 +58,25 @@ public final class FirstSseEvent {
      * @throws IOException what reading the stream threw
      */
     static FirstSseEvent read(InputStream stream, int limit, Predicate<Event> preamble) throws IOException {
-        ByteArrayOutputStream read = new ByteArrayOutputStream(512);
-        byte[] buffer = new byte[Math.min(limit, 8192)];
+        // Read straight into the bytes kept, and parsed there: each byte is looked at once.
+        byte[] read = new byte[Math.min(limit, INITIAL_CAPACITY)];
+        int length = 0;
         Parser parser = new Parser();
-        while (read.size() < limit) {
-            int n = stream.read(buffer, 0, Math.min(buffer.length, limit - read.size()));
+        while (length < limit) {
+            if (length == read.length) {
+                read = Arrays.copyOf(read, (int) Math.min(limit, 2L * read.length));
+            }
+            int n = stream.read(read, length, read.length - length);
             if (n < 0) {
                 break;
             }
-            read.write(buffer, 0, n);
-            for (int i = 0; i < n; i++) {
-                Event event = parser.feed(buffer[i]);
-                if (event != null && !preamble.test(event)) {
-                    return new FirstSseEvent(read.toByteArray(), event);
-                }
+            length += n;
+            Event event = parser.parse(read, length, preamble);
+            if (event != null) {
+                return new FirstSseEvent(Arrays.copyOf(read, length), event);
             }
         }
-        return new FirstSseEvent(read.toByteArray(), null);
+        return new FirstSseEvent(Arrays.copyOf(read, length), null);
     }
 
     /**
@@ -112,66 +117,82 @@ public final class FirstSseEvent {
     public record Event(@Nullable String name, String data) {
     }
 
-    /** Line-by-line event recognition over bytes fed as they arrive. */
+    /** Line-by-line event recognition over the bytes read so far, each looked at once. */
     private static final class Parser {
 
-        private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+        private static final byte[] DATA = { 'd', 'a', 't', 'a' };
 
-        private final StringBuilder data = new StringBuilder();
+        private static final byte[] EVENT = { 'e', 'v', 'e', 'n', 't' };
 
-        private boolean hasData;
+        /** Where the line being read starts. */
+        private int lineStart;
 
-        private @Nullable String name;
+        /** The first byte not looked at yet. */
+        private int next;
 
         /** Whether the last byte was a {@code \r}, which ended a line: a {@code \n} right after it ends none. */
         private boolean afterCarriageReturn;
 
-        /** Feeds one byte; returns the event that a blank line dispatches. */
-        @Nullable Event feed(byte next) {
-            boolean secondOfCrLf = next == '\n' && this.afterCarriageReturn;
-            this.afterCarriageReturn = next == '\r';
-            if (secondOfCrLf) {
-                return null;
+        private @Nullable String data;
+
+        private @Nullable String name;
+
+        /**
+         * Looks at the bytes read since the last call, line by line; returns the first dispatched event
+         * that is not preamble, or {@code null} when none is complete yet.
+         */
+        @Nullable Event parse(byte[] bytes, int length, Predicate<Event> preamble) {
+            for (; this.next < length; this.next++) {
+                byte current = bytes[this.next];
+                if (current == '\n' && this.afterCarriageReturn) {
+                    this.afterCarriageReturn = false;
+                    this.lineStart = this.next + 1;
+                    continue;
+                }
+                this.afterCarriageReturn = current == '\r';
+                if (current != '\n' && current != '\r') {
+                    continue;
+                }
+                Event event = line(bytes, this.lineStart, this.next);
+                this.lineStart = this.next + 1;
+                if (event != null && !preamble.test(event)) {
+                    return event;
+                }
             }
-            if (next != '\n' && next != '\r') {
-                this.line.write(next);
-                return null;
-            }
-            String text = this.line.toString(StandardCharsets.UTF_8);
-            this.line.reset();
-            if (!text.isEmpty()) {
-                field(text);
-                return null;
-            }
-            Event event = this.hasData ? new Event(this.name, this.data.toString()) : null;
-            this.data.setLength(0);
-            this.hasData = false;
-            this.name = null;
-            return event;
+            return null;
         }
 
-        private void field(String text) {
-            if (text.startsWith(":")) {
-                return;
+        /** One line, its end left out; returns the event that a blank line dispatches. */
+        private @Nullable Event line(byte[] bytes, int from, int to) {
+            if (from == to) {
+                Event event = (this.data != null) ? new Event(this.name, this.data) : null;
+                this.data = null;
+                this.name = null;
+                return event;
             }
-            int colon = text.indexOf(':');
-            String field = (colon < 0) ? text : text.substring(0, colon);
-            String value = (colon < 0) ? "" : text.substring(colon + 1);
-            if (value.startsWith(" ")) {
-                value = value.substring(1);
+            if (bytes[from] == ':') {
+                return null;
             }
-            if (field.equals("event")) {
-                this.name = value;
-                return;
+            int colon = from;
+            while (colon < to && bytes[colon] != ':') {
+                colon++;
             }
-            if (!field.equals("data")) {
-                return;
+            int value = Math.min(colon + 1, to);
+            if (value < to && bytes[value] == ' ') {
+                value++;
             }
-            if (this.hasData) {
-                this.data.append('\n');
+            if (isField(bytes, from, colon, EVENT)) {
+                this.name = new String(bytes, value, to - value, StandardCharsets.UTF_8);
             }
-            this.data.append(value);
-            this.hasData = true;
+            else if (isField(bytes, from, colon, DATA)) {
+                String line = new String(bytes, value, to - value, StandardCharsets.UTF_8);
+                this.data = (this.data != null) ? this.data + "\n" + line : line;
+            }
+            return null;
+        }
+
+        private static boolean isField(byte[] bytes, int from, int to, byte[] field) {
+            return Arrays.equals(bytes, from, to, field, 0, field.length);
         }
     }
 }

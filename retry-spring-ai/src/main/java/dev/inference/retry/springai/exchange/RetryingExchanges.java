@@ -42,8 +42,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Traps: {@link #execute} blocks its caller's thread during waits (an interrupt or the shutdown
  * signal ends them at once), while {@link #executeAsync} never blocks: a wait is a {@link RetryTimer}
  * task, and a successful body is read on the body reader executor, never on the transport's
- * dispatcher threads (see {@link AsyncExchange}). A request whose body is not repeatable is passed
- * through once. Thread-safe; every call's state lives in the call.
+ * dispatcher threads (see {@link AsyncExchange}); the SDK's client must be given
+ * {@link StreamHandOff#streamHandlerExecutor} of that executor, or it reads the rest of each stream on a
+ * second thread. A request whose body is not repeatable is passed through once. Thread-safe; every
+ * call's state lives in the call.
  *
  * @param <R> the SDK's HTTP response interface
  */
@@ -75,7 +77,8 @@ public final class RetryingExchanges<R> {
      * @param retrier the decisions
      * @param timer the timer of {@link #executeAsync}'s waits
      * @param bodyReader where {@link #executeAsync} reads what of a successful body belongs to the attempt,
-     *     which blocks until it has arrived; such as the SDK's stream handler executor
+     *     which blocks until it has arrived: the SDK's stream handler executor, so that the SDK reads the
+     *     rest of a stream on the same thread ({@link StreamHandOff})
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
      */
     RetryingExchanges(SdkHttp<R> sdk, Retrier retrier, RetryTimer timer, Executor bodyReader,

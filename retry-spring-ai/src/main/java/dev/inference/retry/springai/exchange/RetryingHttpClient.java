@@ -37,7 +37,9 @@ public final class RetryingHttpClient {
      * @param retrier the decisions
      * @param timer the timer of the waits of {@code executeAsync}
      * @param bodyReader where {@code executeAsync} reads what of a successful body belongs to the attempt,
-     *     which blocks until it has arrived; such as the SDK's stream handler executor
+     *     which blocks until it has arrived: the SDK's stream handler executor, which the SDK's client is
+     *     then given as {@link StreamHandOff#streamHandlerExecutor}, so that the rest of a stream is read
+     *     on the same thread
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
      * @return the retrying client; closing it closes the transport
      * @throws IllegalArgumentException if {@code transport} is not of the SDK's client type

@@ -3,9 +3,9 @@ package dev.inference.retry.springai.exchange;
 import dev.inference.client.CallContext;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -26,6 +26,9 @@ public final class StreamCalls {
 
     private final Map<String, CallContext> calls = new ConcurrentHashMap<>();
 
+    /** Numbers the calls: an id only has to be unique among this registry's calls, never sent on. */
+    private final AtomicLong ids = new AtomicLong();
+
     /**
      * Registers a call.
      *
@@ -33,7 +36,7 @@ public final class StreamCalls {
      * @return the call's id, to send in {@link #HEADER}
      */
     public String register(CallContext context) {
-        String id = UUID.randomUUID().toString();
+        String id = Long.toString(this.ids.incrementAndGet());
         this.calls.put(id, context);
         return id;
     }

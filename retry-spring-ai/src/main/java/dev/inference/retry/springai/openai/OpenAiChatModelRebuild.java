@@ -14,10 +14,12 @@ import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.exchange.StreamHandOff;
 import dev.inference.retry.springai.support.PrivateConstructor;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
+import java.util.concurrent.Executor;
 import okhttp3.OkHttpClient;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -31,7 +33,8 @@ import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
  * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
  * Spring AI's OkHttp transport is made again with OkHttp's own retry of a failed connection off, so that
  * each attempt is one request (see {@link #oneRequestPerCall}). The asynchronous client is also wrapped
- * by {@link CancellableStreams}, so that closing a stream ends its exchange.
+ * by {@link CancellableStreams}, so that closing a stream ends its exchange, and reads each stream on the
+ * thread that read its first event ({@link StreamHandOff}).
  *
  * <p>Traps: the model, the SDK's clients and Spring AI's transport expose none of this, so it is read
  * (and the transport made) by reflection; this is the one class that knows the private shape of
@@ -152,9 +155,11 @@ final class OpenAiChatModelRebuild {
             .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer, options.streamHandlerExecutor(),
                     calls))
             .maxRetries(0));
+        Executor streamHandlers = asyncOptions.streamHandlerExecutor();
         OpenAIClientAsync retriedAsync = CancellableStreams.wrap(clientAsync.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, asyncTransport, retrier, timer,
-                    asyncOptions.streamHandlerExecutor(), calls))
+            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, asyncTransport, retrier, timer, streamHandlers,
+                    calls))
+            .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0)), calls);
         OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);

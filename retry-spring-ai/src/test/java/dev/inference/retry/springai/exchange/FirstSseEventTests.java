@@ -165,6 +165,17 @@ class FirstSseEventTests {
         }
 
         @Test
+        void findsAFirstEventLongerThanItsFirstRead() throws IOException {
+            String data = "x".repeat(10_000);
+            String stream = "data: " + data + "\n\ndata: b\n\n";
+
+            FirstSseEvent first = FirstSseEvent.read(stream(stream), 64 * 1024);
+
+            assertThat(first.data()).isEqualTo(data);
+            assertThat(new String(first.bytesRead(), StandardCharsets.UTF_8)).isEqualTo(stream);
+        }
+
+        @Test
         void givesUpAtTheLimitWithoutAnEvent() throws IOException {
             FirstSseEvent first = FirstSseEvent.read(stream("data: " + "x".repeat(100) + "\n\n"), 16);
 

@@ -1,0 +1,122 @@
+package dev.inference.benchmarks.springai;
+
+import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * One application, started as {@link org.springframework.boot.SpringApplication} starts an application,
+ * with Spring AI 2.0.1's OpenAI and Anthropic chat auto-configurations (beans {@value #OPENAI} and
+ * {@value #ANTHROPIC}) pointed at a {@link LoopbackProvider}, the starter's auto-configurations and a
+ * {@link SimpleMeterRegistry}, as an application with the actuator has one.
+ *
+ * <p>With the starter, the models are rebuilt and retried, counted in {@code inference.retry.attempts};
+ * left alone ({@code inference.retry.spring-ai.enabled=false}), they are exactly as Spring AI builds
+ * them, their SDK clients keeping Spring AI's own retry setting. Both run the same auto-configurations
+ * and the same environment post-processors, so the only difference is the starter's work on the models.
+ * The auto-configurations are named rather than discovered, so that nothing else of the benchmark jar's
+ * class path is configured.
+ */
+final class ChatModelContext implements AutoCloseable {
+
+    static final String OPENAI = "openAiChatModel";
+
+    static final String ANTHROPIC = "anthropicChatModel";
+
+    private final ConfigurableApplicationContext context;
+
+    private final boolean retried;
+
+    private ChatModelContext(ConfigurableApplicationContext context, boolean retried) {
+        this.context = context;
+        this.retried = retried;
+    }
+
+    /**
+     * Starts the application.
+     *
+     * @param provider the provider both models call
+     * @param retried {@code true} for the starter's models, {@code false} for Spring AI alone
+     * @return the running application
+     */
+    static ChatModelContext start(LoopbackProvider provider, boolean retried) {
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
+            .web(WebApplicationType.NONE)
+            .properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
+                    "logging.level.root=warn", "spring.ai.openai.base-url=" + provider.root() + "/v1",
+                    "spring.ai.openai.api-key=harness", "spring.ai.anthropic.base-url=" + provider.root(),
+                    "spring.ai.anthropic.api-key=harness", "inference.retry.stable-retries=1",
+                    "inference.retry.stable-delay=200ms", "inference.retry.max-attempts=4",
+                    "inference.retry.max-delay=2s", "inference.retry.spring-ai.enabled=" + retried)
+            .run();
+        return new ChatModelContext(context, retried);
+    }
+
+    /**
+     * Returns a chat model bean.
+     *
+     * @param <T> its class
+     * @param name {@link #OPENAI} or {@link #ANTHROPIC}
+     * @param type its class
+     * @return the bean
+     */
+    <T> T model(String name, Class<T> type) {
+        return this.context.getBean(name, type);
+    }
+
+    /**
+     * Returns how many attempts of a model the starter counted.
+     *
+     * @param name the model's bean name
+     * @return the count, {@code 0} for Spring AI alone, whose models nothing counts
+     */
+    double attempts(String name) {
+        MeterRegistry registry = this.context.getBean(MeterRegistry.class);
+        return registry.find("inference.retry.attempts").tag("client", name).counters().stream()
+            .mapToDouble((counter) -> counter.count())
+            .sum();
+    }
+
+    /**
+     * Tells which of the two this is.
+     *
+     * @return {@code true} for the starter's models
+     */
+    boolean retried() {
+        return this.retried;
+    }
+
+    @Override
+    public void close() {
+        this.context.close();
+    }
+
+    /** The application: Spring AI's two chat models, and the starter's auto-configurations. */
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @ImportAutoConfiguration({ OpenAiChatAutoConfiguration.class, AnthropicChatAutoConfiguration.class,
+            ToolCallingAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
+            InferenceRetryProtectionAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class,
+            InferenceRetryOperationsAutoConfiguration.class, SpringAiChatModelRetriersAutoConfiguration.class,
+            SpringAiRetryAutoConfiguration.class })
+    static class Application {
+
+        @Bean
+        SimpleMeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+}

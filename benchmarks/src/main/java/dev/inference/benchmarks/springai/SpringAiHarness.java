@@ -1,0 +1,450 @@
+package dev.inference.benchmarks.springai;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.springframework.ai.anthropic.AnthropicChatModel;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
+import org.springframework.ai.chat.model.Generation;
+import org.springframework.ai.chat.prompt.Prompt;
+import org.springframework.ai.openai.OpenAiChatModel;
+
+/**
+ * Measures what the starter costs a Spring AI application on the success path: the real Spring AI 2.0.1
+ * {@link OpenAiChatModel} and {@link AnthropicChatModel} as the starter rebuilds and retries them, beside
+ * the same models left alone, in one JVM, against a {@link LoopbackProvider} that answers at once.
+ *
+ * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
+ * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
+ * [--provider openai|anthropic|all] [--quick]}. Prints one Markdown table per provider.
+ *
+ * <p><b>Latency.</b> The two applications ({@link ChatModelContext}) take turns call by call, the one
+ * going first changing every time, so that both meet the same interference. A call is timed from
+ * {@code call(prompt)} to its return; a stream from {@code stream(prompt)} to its first element and to
+ * its completion, each read with {@link System#nanoTime()} in the signal itself, on the thread that
+ * delivers it (waking the measuring thread is not counted). Percentiles are nearest-rank over the
+ * sorted samples; "paired" is the median of the differences between the two turns of each round,
+ * which cancels what both turns of a round share.
+ *
+ * <p><b>Allocation.</b> Read from {@link com.sun.management.ThreadMXBean}, apart from the timed turns:
+ * blocks of one application's operations in a row, the two taking turns. "All threads" is the bytes
+ * every live thread allocated from before a block to after it, the provider's thread left out, divided
+ * by the operations of the block: a stream's work runs on the SDK's, OkHttp's and Reactor's threads, so
+ * the calling thread alone would miss most of it. Threads that end during a block take their bytes with
+ * them, and the JVM's own threads allocate too, so the figure is close, not exact. "Calling thread" is
+ * exact, and for a call, whose exchange OkHttp makes on the calling thread, it is nearly all.
+ */
+public final class SpringAiHarness {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    /** Lets the threads of a block finish what its last operation left them (closing a stream) before counting. */
+    private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private static final String EXPECTED = String.join("", LoopbackProvider.CONTENT);
+
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory
+        .getThreadMXBean();
+
+    private SpringAiHarness() {
+    }
+
+    /**
+     * Runs the measurements and prints their tables.
+     *
+     * @param args the options described in the class documentation
+     * @throws IllegalArgumentException for an unknown option or a bad number
+     * @throws IllegalStateException if a model answers wrongly or the starter's model is not retried
+     */
+    public static void main(String[] args) {
+        Options options = Options.parse(args);
+        System.out.printf(Locale.ROOT, "Java %s (%s), %d processors, load average %.2f; %s%n",
+                System.getProperty("java.version"), System.getProperty("java.vm.name"),
+                Runtime.getRuntime().availableProcessors(), loadAverage(), options);
+        try (LoopbackProvider provider = LoopbackProvider.start();
+                ChatModelContext starter = ChatModelContext.start(provider, true);
+                ChatModelContext alone = ChatModelContext.start(provider, false)) {
+            for (String bean : options.beans()) {
+                Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
+                        : AnthropicChatModel.class;
+                Pair pair = new Pair(starter.model(bean, type), alone.model(bean, type));
+                Result result = measure(pair, options, provider);
+                double attempts = starter.attempts(bean);
+                if (attempts == 0 || alone.attempts(bean) != 0) {
+                    throw new IllegalStateException("The starter's " + bean + " counted " + attempts
+                            + " attempts, Spring AI's alone " + alone.attempts(bean) + ": not the models to compare");
+                }
+                System.out.printf(Locale.ROOT, "%n%s (%s), %d calls and %d streams each, after %d of each to warm up; "
+                        + "the starter counted %.0f attempts%n%n", type.getSimpleName(), bean, options.calls,
+                        options.streams, options.warmup, attempts);
+                result.print();
+            }
+        }
+        System.out.printf(Locale.ROOT, "%nLoad average at the end: %.2f%n", loadAverage());
+    }
+
+    /** The system's load average over the last minute, as {@code uptime} shows it; negative if unknown. */
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    private static Result measure(Pair pair, Options options, LoopbackProvider provider) {
+        for (int i = 0; i < options.warmup; i++) {
+            pair.call(i);
+            pair.stream(i);
+        }
+        Result result = new Result(options.calls, options.streams);
+        for (int i = 0; i < options.calls; i++) {
+            result.calls.add(pair.call(i));
+        }
+        for (int i = 0; i < options.streams; i++) {
+            result.streams.add(pair.stream(i));
+        }
+        long providerThread = provider.exchangeThread();
+        for (int round = 0; round < options.allocationRounds; round++) {
+            boolean starterFirst = round % 2 == 0;
+            for (boolean retried : new boolean[] { starterFirst, !starterFirst }) {
+                ChatModel model = retried ? pair.starter : pair.alone;
+                result.allocation(retried).add(allocation(options.allocationBlock, providerThread, () -> call(model)),
+                        allocation(options.allocationBlock, providerThread, () -> stream(model)));
+            }
+        }
+        return result;
+    }
+
+    private static Allocation.Sample allocation(int operations, long providerThread, Runnable operation) {
+        LockSupport.parkNanos(SETTLE_NANOS);
+        long before = allocatedExceptProvider(THREADS.getAllThreadIds(), providerThread);
+        long callingBefore = THREADS.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < operations; i++) {
+            operation.run();
+        }
+        long calling = THREADS.getCurrentThreadAllocatedBytes() - callingBefore;
+        LockSupport.parkNanos(SETTLE_NANOS);
+        // Threads started during the block count from zero.
+        long after = allocatedExceptProvider(THREADS.getAllThreadIds(), providerThread);
+        return new Allocation.Sample((double) (after - before) / operations, (double) calling / operations);
+    }
+
+    private static long allocatedExceptProvider(long[] ids, long providerThread) {
+        long[] bytes = THREADS.getThreadAllocatedBytes(ids);
+        long sum = 0;
+        for (int i = 0; i < ids.length; i++) {
+            // -1 for a thread that ended meanwhile.
+            if (ids[i] != providerThread && bytes[i] > 0) {
+                sum += bytes[i];
+            }
+        }
+        return sum;
+    }
+
+    /** Makes one call, and checks its answer. */
+    private static void call(ChatModel model) {
+        ChatResponse response = model.call(new Prompt("Hello"));
+        check(text(response), model);
+    }
+
+    /** Consumes one stream, and checks what it delivered. */
+    private static Marks stream(ChatModel model) {
+        return stream(model, new Prompt("Hello"));
+    }
+
+    /** Consumes one stream, and checks what it delivered; notes when its first element and its end came. */
+    private static Marks stream(ChatModel model, Prompt prompt) {
+        StringBuilder text = new StringBuilder();
+        Marks marks = new Marks();
+        model.stream(prompt).doOnNext((response) -> {
+            if (!marks.first) {
+                marks.firstChunk = System.nanoTime();
+                marks.first = true;
+            }
+            text.append(text(response));
+        }).doOnComplete(() -> marks.end = System.nanoTime()).blockLast(TIMEOUT);
+        // blockLast returned after the signals above: what they wrote is visible here.
+        check(text.toString(), model);
+        return marks;
+    }
+
+    private static String text(ChatResponse response) {
+        StringBuilder text = new StringBuilder();
+        for (Generation generation : response.getResults()) {
+            String piece = generation.getOutput().getText();
+            text.append(Objects.requireNonNullElse(piece, ""));
+        }
+        return text.toString();
+    }
+
+    private static void check(String text, ChatModel model) {
+        if (!text.equals(EXPECTED)) {
+            throw new IllegalStateException(model.getClass().getSimpleName() + " answered \"" + text
+                    + "\", not \"" + EXPECTED + "\"");
+        }
+    }
+
+    /** When a stream's signals came, by {@link System#nanoTime()}. */
+    private static final class Marks {
+
+        boolean first;
+
+        long firstChunk;
+
+        long end;
+    }
+
+    /** The two models of one provider, measured turn by turn. */
+    private static final class Pair {
+
+        final ChatModel starter;
+
+        final ChatModel alone;
+
+        Pair(ChatModel starter, ChatModel alone) {
+            this.starter = starter;
+            this.alone = alone;
+        }
+
+        /** One round of calls, the starter's first in even rounds; nanoseconds, the starter's first. */
+        long[] call(int round) {
+            long[] nanos = new long[2];
+            for (int turn = 0; turn < 2; turn++) {
+                boolean retried = (round % 2 == 0) == (turn == 0);
+                ChatModel model = retried ? this.starter : this.alone;
+                Prompt prompt = new Prompt("Hello");
+                long start = System.nanoTime();
+                ChatResponse response = model.call(prompt);
+                nanos[retried ? 0 : 1] = System.nanoTime() - start;
+                check(text(response), model);
+            }
+            return nanos;
+        }
+
+        /** One round of streams; to the first element and to the end, the starter's first. */
+        long[][] stream(int round) {
+            long[][] nanos = new long[2][];
+            for (int turn = 0; turn < 2; turn++) {
+                boolean retried = (round % 2 == 0) == (turn == 0);
+                Prompt prompt = new Prompt("Hello");
+                long start = System.nanoTime();
+                Marks marks = SpringAiHarness.stream(retried ? this.starter : this.alone, prompt);
+                nanos[retried ? 0 : 1] = new long[] { marks.firstChunk - start, marks.end - start };
+            }
+            return nanos;
+        }
+    }
+
+    /** The measurements of one provider. */
+    private static final class Result {
+
+        final List<long[]> calls;
+
+        final List<long[][]> streams;
+
+        final Allocation starterAllocation = new Allocation();
+
+        final Allocation aloneAllocation = new Allocation();
+
+        Result(int calls, int streams) {
+            this.calls = new ArrayList<>(calls);
+            this.streams = new ArrayList<>(streams);
+        }
+
+        Allocation allocation(boolean retried) {
+            return retried ? this.starterAllocation : this.aloneAllocation;
+        }
+
+        void print() {
+            System.out.println("| | with the starter | Spring AI alone | cost of the starter |");
+            System.out.println("|---|---:|---:|---:|");
+            latencyRows("successful `call`", this.calls.stream().map((round) -> round[0]),
+                    this.calls.stream().map((round) -> round[1]));
+            latencyRows("stream's first chunk", this.streams.stream().map((round) -> round[0][0]),
+                    this.streams.stream().map((round) -> round[1][0]));
+            latencyRows("whole stream", this.streams.stream().map((round) -> round[0][1]),
+                    this.streams.stream().map((round) -> round[1][1]));
+            allocationRow("allocated per `call`, all threads", this.starterAllocation.callAll(),
+                    this.aloneAllocation.callAll());
+            allocationRow("allocated per `call`, calling thread", this.starterAllocation.callCalling(),
+                    this.aloneAllocation.callCalling());
+            allocationRow("allocated per stream, all threads", this.starterAllocation.streamAll(),
+                    this.aloneAllocation.streamAll());
+        }
+
+        private static void latencyRows(String what, Stream<Long> starter, Stream<Long> alone) {
+            long[] withStarter = starter.mapToLong(Long::longValue).toArray();
+            long[] without = alone.mapToLong(Long::longValue).toArray();
+            long[] paired = new long[withStarter.length];
+            for (int i = 0; i < paired.length; i++) {
+                paired[i] = withStarter[i] - without[i];
+            }
+            Arrays.sort(withStarter);
+            Arrays.sort(without);
+            Arrays.sort(paired);
+            long p50 = percentile(withStarter, 50);
+            long aloneP50 = percentile(without, 50);
+            System.out.printf(Locale.ROOT, "| %s, p50 | %s | %s | %s (paired: %s) |%n", what, time(p50), time(aloneP50),
+                    signedMicros(p50 - aloneP50), signedMicros(percentile(paired, 50)));
+            long p99 = percentile(withStarter, 99);
+            long aloneP99 = percentile(without, 99);
+            System.out.printf(Locale.ROOT, "| %s, p99 | %s | %s | %s |%n", what, time(p99), time(aloneP99),
+                    signedMicros(p99 - aloneP99));
+        }
+
+        private static void allocationRow(String what, double starter, double alone) {
+            System.out.printf(Locale.ROOT, "| %s | %s | %s | %s |%n", what, kilobytes(starter), kilobytes(alone),
+                    signedKilobytes(starter - alone));
+        }
+    }
+
+    /** The allocation blocks of one model, summarised by their medians. */
+    private static final class Allocation {
+
+        private final List<Sample> calls = new ArrayList<>();
+
+        private final List<Sample> streams = new ArrayList<>();
+
+        void add(Sample call, Sample stream) {
+            this.calls.add(call);
+            this.streams.add(stream);
+        }
+
+        double callAll() {
+            return median(this.calls.stream().mapToDouble(Sample::all).toArray());
+        }
+
+        double callCalling() {
+            return median(this.calls.stream().mapToDouble(Sample::calling).toArray());
+        }
+
+        double streamAll() {
+            return median(this.streams.stream().mapToDouble(Sample::all).toArray());
+        }
+
+        private static double median(double[] values) {
+            Arrays.sort(values);
+            return values[(values.length - 1) / 2];
+        }
+
+        /** Bytes per operation of one block: all threads but the provider's, and the calling thread alone. */
+        record Sample(double all, double calling) {
+        }
+    }
+
+    /** The nearest-rank percentile of sorted values. */
+    private static long percentile(long[] sorted, double percent) {
+        int rank = (int) Math.ceil(percent / 100 * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length, rank) - 1)];
+    }
+
+    private static String time(long nanos) {
+        return (nanos >= 1_000_000) ? String.format(Locale.ROOT, "%.2f ms", nanos / 1e6)
+                : String.format(Locale.ROOT, "%.0f µs", nanos / 1e3);
+    }
+
+    private static String signedMicros(long nanos) {
+        return String.format(Locale.ROOT, "%+.0f µs", nanos / 1e3);
+    }
+
+    private static String kilobytes(double bytes) {
+        return String.format(Locale.ROOT, "%.1f KB", bytes / 1024);
+    }
+
+    private static String signedKilobytes(double bytes) {
+        return String.format(Locale.ROOT, "%+.1f KB", bytes / 1024);
+    }
+
+    /** The command line. */
+    private static final class Options {
+
+        int calls = 2000;
+
+        int streams = 1000;
+
+        int warmup = 1000;
+
+        int allocationRounds = 6;
+
+        int allocationBlock = 100;
+
+        String provider = "all";
+
+        static Options parse(String[] args) {
+            Options options = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                switch (option) {
+                    case "--quick" -> {
+                        options.calls = 40;
+                        options.streams = 20;
+                        options.warmup = 20;
+                        options.allocationRounds = 2;
+                        options.allocationBlock = 10;
+                    }
+                    case "--calls" -> options.calls = positive(option, args, ++i);
+                    case "--streams" -> options.streams = positive(option, args, ++i);
+                    case "--warmup" -> options.warmup = count(option, args, ++i);
+                    case "--provider" -> options.provider = value(option, args, ++i);
+                    default -> throw new IllegalArgumentException("Unknown option " + option
+                            + "; the options are --calls N, --streams N, --warmup N, "
+                            + "--provider openai|anthropic|all and --quick");
+                }
+            }
+            options.beans();
+            return options;
+        }
+
+        List<String> beans() {
+            return switch (this.provider) {
+                case "openai" -> List.of(ChatModelContext.OPENAI);
+                case "anthropic" -> List.of(ChatModelContext.ANTHROPIC);
+                case "all" -> List.of(ChatModelContext.OPENAI, ChatModelContext.ANTHROPIC);
+                default -> throw new IllegalArgumentException("--provider " + this.provider
+                        + " is not one of openai, anthropic, all");
+            };
+        }
+
+        private static String value(String option, String[] args, int index) {
+            if (index >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[index];
+        }
+
+        private static int count(String option, String[] args, int index) {
+            String value = value(option, args, index);
+            int count;
+            try {
+                count = Integer.parseInt(value);
+            }
+            catch (NumberFormatException ex) {
+                throw new IllegalArgumentException(option + " " + value + " is not a whole number", ex);
+            }
+            if (count < 0) {
+                throw new IllegalArgumentException(option + " " + value + " is negative");
+            }
+            return count;
+        }
+
+        private static int positive(String option, String[] args, int index) {
+            int count = count(option, args, index);
+            if (count == 0) {
+                throw new IllegalArgumentException(option + " must be at least 1");
+            }
+            return count;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
+                    + "rounds of %d", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
+                    this.allocationBlock);
+        }
+    }
+}
