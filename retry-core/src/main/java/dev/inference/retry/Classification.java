@@ -162,6 +162,18 @@ public final class Classification {
                 : Optional.empty();
     }
 
+    /**
+     * Returns how long the failed response's rate-limit headers say the provider account's limit
+     * stays exhausted, retryable or not.
+     *
+     * @return the deciding {@link HttpStatusException}'s {@linkplain HttpStatusException#rateLimitedFor()
+     *     rate limit}, or empty
+     */
+    public Optional<Duration> rateLimitedFor() {
+        return (this.kind == Kind.HTTP_STATUS && this.decidingCause instanceof HttpStatusException status)
+                ? status.rateLimitedFor() : Optional.empty();
+    }
+
     @Override
     public String toString() {
         return "Classification[" + this.kind + (isRetryable() ? ", retryable" : ", permanent") + "]";
