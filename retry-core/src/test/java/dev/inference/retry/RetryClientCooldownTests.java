@@ -12,6 +12,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
@@ -142,6 +143,21 @@ class RetryClientCooldownTests {
             .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
                 .invoke(REQUEST, CallContext.background()));
         assertThat(this.store.remaining("openai")).isZero();
+    }
+
+    @Test
+    void endsTheCallAtOnceAndCoolsNothingForAUsedUpQuota() {
+        QuotaExceededException quota = new QuotaExceededException(429, "insufficient_quota", "Check your billing.");
+        ScriptedClient inner = ScriptedClient.script().thenFail(quota).thenRespond("ok");
+
+        assertThatExceptionOfType(QuotaExceededException.class)
+            .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
+                .invoke(REQUEST, CallContext.background()))
+            .isSameAs(quota);
+        assertThat(inner.attempts()).isEqualTo(1);
+        assertThat(this.store.remaining("openai")).isZero();
+        assertThat(this.listener.calls()).containsExactly(
+                new Finished(new AttemptEvent("chat", Operation.INVOKE, 1, quota, false)));
     }
 
     @ParameterizedTest(name = "deadline in {0} s")

@@ -199,7 +199,7 @@ public abstract class ChatModelRetryContract {
             });
     }
 
-    private ChatModel chat(AssertableApplicationContext context) {
+    public ChatModel chat(AssertableApplicationContext context) {
         return context.getBean(beanName(), ChatModel.class);
     }
 

@@ -2,11 +2,14 @@ package dev.inference.retry.springai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.InternalServerException;
+import com.openai.errors.RateLimitException;
 import com.openai.errors.SseException;
+import dev.inference.failure.QuotaExceededException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -97,6 +100,61 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
         assertThat(signalled).isInstanceOf(CompletionException.class);
         return signalled.getCause();
     }
+    /** A 429 whose error code says the account's quota is used up: no wait helps, so none is made. */
+    @Nested
+    class Quota {
+
+        private static final String MESSAGE = "You exceeded your current quota, please check your plan and billing "
+                + "details.";
+
+        private ResponseDefinitionBuilder quotaExceeded() {
+            return aResponse().withStatus(429)
+                .withHeader("Content-Type", "application/json")
+                .withHeader("Retry-After", "1")
+                .withBody(OpenAiWire.insufficientQuota(MESSAGE));
+        }
+
+        @Test
+        void endsACallAtOnceWithTheTypedFailureBeneathTheSdksException() {
+            provider.always(quotaExceeded());
+            run((context) -> {
+                assertThatThrownBy(() -> chat(context).call("Hi")).isInstanceOf(RateLimitException.class)
+                    .cause()
+                    .isInstanceOfSatisfying(QuotaExceededException.class, (quota) -> {
+                        assertThat(quota).hasMessage(MESSAGE);
+                        assertThat(quota.status()).isEqualTo(429);
+                        assertThat(quota.code()).isEqualTo("insufficient_quota");
+                    });
+                assertThat(provider.requests()).isEqualTo(1);
+                assertThat(events().finished()).singleElement()
+                    .satisfies((finished) -> assertThat(finished.event().retryable()).isFalse());
+            });
+        }
+
+        @Test
+        void endsAStreamAtOnceWithTheTypedFailureBeneathTheSdksException() {
+            provider.always(quotaExceeded());
+            run((context) -> {
+                assertThatThrownBy(() -> streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10)))
+                    .satisfies((thrown) -> assertThat(thrown).hasRootCauseInstanceOf(QuotaExceededException.class)
+                        .rootCause()
+                        .hasMessage(MESSAGE));
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void stillRetriesARateLimitOfRequests() {
+            provider.script(aResponse().withStatus(429).withHeader("Retry-After", "0")
+                    .withBody("{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"requests\",\"param\":null,"
+                            + "\"code\":\"rate_limit_exceeded\"}}"), completion("Hello"));
+            run((context) -> {
+                assertThat(chat(context).call("Hi")).isEqualTo("Hello");
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+    }
+
     /** OpenAI opens a stream with a chunk that says the role and carries no content yet. */
     @Nested
     class StreamPreamble {

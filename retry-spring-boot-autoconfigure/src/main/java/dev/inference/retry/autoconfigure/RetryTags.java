@@ -54,7 +54,8 @@ public final class RetryTags {
     /**
      * Returns the {@code error} tag of a failure, read from the {@link Classification} of its cause
      * chain, the one walk that also decides whether it is retried: {@code cancelled},
-     * {@code deadline} or {@code shutdown} for the first such case in the chain, the simple class
+     * {@code deadline}, {@code shutdown} or {@code quota} (a used-up quota) for the first such case in
+     * the chain, the simple class
      * name of an {@code ExhaustedException} found there; failing those, {@code network} or
      * {@code http_<status>} for the first typed failure; failing that, the failure's own simple class
      * name.
@@ -69,6 +70,7 @@ public final class RetryTags {
             case CANCELLED -> "cancelled";
             case DEADLINE -> "deadline";
             case SHUTDOWN -> "shutdown";
+            case QUOTA -> "quota";
             case NETWORK -> "network";
             case HTTP_STATUS -> "http_" + ((HttpStatusException) deciding).status();
             case EXHAUSTED, UNTYPED -> className(deciding);

@@ -10,6 +10,7 @@ import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.RetryAfter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -52,7 +54,9 @@ import org.jspecify.annotations.Nullable;
  * delay, read by {@link RetryAfter#fromHeaders} from {@code retry-after-ms} (milliseconds) or else
  * {@code Retry-After} (seconds or an HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
  * and closed; only its {@code error.code} (or {@code error.type})
- * identifier goes into the message.</li>
+ * identifier goes into the message. A 429 whose error's {@code code} (or {@code type}) says the
+ * account's quota is used up ({@code insufficient_quota}) is a {@link QuotaExceededException} instead,
+ * with the provider's message: final, since no wait mends it.</li>
  * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
  * {@link CancellationException}. Its deadline passing: the same, with a
  * {@link DeadlineExceededException}. A context that is already done fails the call with its
@@ -220,7 +224,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
         if (response.statusCode() / 100 != 2) {
-            HttpStatusException status = statusFailure(response);
+            RuntimeException status = statusFailure(response);
             // An abort closes the error body, which then reads as cut short: the caller gave up,
             // and a retryable status in its place would be retried or end in exhaustion instead.
             throw guard.abortFailure(status).orElse(status);
@@ -314,7 +318,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
                 : new NetworkException("The request failed before the provider's response arrived", cause);
     }
 
-    private HttpStatusException statusFailure(HttpResponse<InputStream> response) {
+    private RuntimeException statusFailure(HttpResponse<InputStream> response) {
         int status = response.statusCode();
         HttpHeaders headers = response.headers();
         Duration retryAfter = RetryAfter.fromHeaders((name) -> headers.firstValue(name).orElse(null), this.clock)
@@ -330,6 +334,12 @@ public final class OpenAiCompatibleClient implements InferenceClient {
                 throw cancelled;
             });
             errorBody = new byte[0];
+        }
+        // A used-up quota answers 429 like a rate limit, but no wait mends it.
+        Optional<QuotaExceededException> quota = (status == 429) ? this.json.quotaExceeded(status, errorBody)
+                : Optional.empty();
+        if (quota.isPresent()) {
+            return quota.get();
         }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");
         return new HttpStatusException(status, "The provider answered " + status + code + " to POST "

@@ -283,6 +283,8 @@ public final class FlakyProvider implements AutoCloseable {
             case SUCCESS -> sendCompletion(out, chat, false);
             case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
                     "requests", "rate_limit_exceeded");
+            case QUOTA_EXCEEDED -> sendError(out, 429, "Too Many Requests", "You exceeded your current quota, please "
+                    + "check your plan and billing details (simulated)", "insufficient_quota", "insufficient_quota");
             case UNAVAILABLE -> sendError(out, 503, "Service Unavailable", "The engine is overloaded (simulated)",
                     "server_error", "overloaded");
             case SERVER_ERROR -> sendError(out, 500, "Internal Server Error", "The server had an error (simulated)",

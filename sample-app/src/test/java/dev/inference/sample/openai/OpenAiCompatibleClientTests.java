@@ -20,6 +20,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
@@ -254,6 +255,27 @@ class OpenAiCompatibleClientTests {
 
             assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST))
                     .withMessage("The provider answered 429 (rate_limit_exceeded) to POST /v1/chat/completions");
+        }
+
+        @Test
+        void aUsedUpQuotaIsAQuotaExceededExceptionWithTheProvidersMessage() {
+            server.enqueue(respond(429, Map.of("Retry-After", "20"), "{\"error\":{\"message\":\"You exceeded your "
+                    + "current quota.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}"));
+
+            assertThatExceptionOfType(QuotaExceededException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("You exceeded your current quota.")
+                    .satisfies((ex) -> {
+                        assertThat(ex.status()).isEqualTo(429);
+                        assertThat(ex.code()).isEqualTo("insufficient_quota");
+                    });
+        }
+
+        @Test
+        void aQuotaErrorWithAnotherStatusIsAStatusFailure() {
+            server.enqueue(respond(400, Map.of(), "{\"error\":{\"message\":\"No quota.\",\"code\":\"insufficient_quota\"}}"));
+
+            assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("The provider answered 400 (insufficient_quota) to POST /v1/chat/completions");
         }
 
         @Test
