@@ -10,13 +10,17 @@ import com.openai.errors.InternalServerException;
 import com.openai.errors.RateLimitException;
 import com.openai.errors.SseException;
 import dev.inference.failure.QuotaExceededException;
+import dev.inference.retry.CooldownReason;
+import dev.inference.retry.LocalCooldownStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ContextConsumer;
 
 /**
  * Spring AI 2.0.1's real OpenAI model, auto-configured as an application gets it, against a provider
@@ -100,6 +104,110 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
         assertThat(signalled).isInstanceOf(CompletionException.class);
         return signalled.getCause();
     }
+    /**
+     * The rate-limit headers OpenAI sends with every response: with a cool-down store, an exhausted
+     * limit cools the bean's key until its reset, for every caller of the account.
+     */
+    @Nested
+    class RateLimitHeaders {
+
+        private final LocalCooldownStore store = LocalCooldownStore.create();
+
+        private ResponseDefinitionBuilder exhausted(ResponseDefinitionBuilder response, String reset) {
+            return response.withHeader("x-ratelimit-limit-requests", "20")
+                .withHeader("x-ratelimit-remaining-requests", "0")
+                .withHeader("x-ratelimit-reset-requests", reset)
+                .withHeader("x-ratelimit-remaining-tokens", "149984")
+                .withHeader("x-ratelimit-reset-tokens", "6ms");
+        }
+
+        private void runCooled(ContextConsumer<AssertableApplicationContext> test) {
+            runWith((retrier) -> retrier.cooldown(this.store, "openai"), test);
+        }
+
+        @Test
+        void coolsTheAccountUntilTheResetOfASuccessfulCall() {
+            provider.script(exhausted(completion("Hello"), "1m30s"));
+            runCooled((context) -> {
+                assertThat(chat(context).call("Hi")).isEqualTo("Hello");
+
+                assertThat(this.store.remaining("openai")).isGreaterThan(Duration.ofSeconds(85))
+                    .isLessThanOrEqualTo(Duration.ofSeconds(90));
+                assertThat(this.store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+            });
+        }
+
+        @Test
+        void coolsTheAccountUntilTheResetOfAStream() {
+            provider.script(exhausted(stream("Hel", "lo"), "1m30s"));
+            runCooled((context) -> {
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(10));
+
+                assertThat(String.join("", chunks)).isEqualTo("Hello");
+                assertThat(this.store.remaining("openai")).isGreaterThan(Duration.ofSeconds(85));
+            });
+        }
+
+        @Test
+        void holdsTheRetryOfAFailureOffUntilTheReset() {
+            provider.script(exhausted(serverError(), "700ms"), completion("Hello"));
+            runCooled((context) -> {
+                long start = System.nanoTime();
+
+                assertThat(chat(context).call("Hi")).isEqualTo("Hello");
+
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+                assertThat(provider.requests()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void holdsTheNextCallOffUntilTheReset() {
+            provider.script(exhausted(completion("Hello"), "700ms"), completion("Again"));
+            runCooled((context) -> {
+                chat(context).call("Hi");
+                Duration remaining = this.store.remaining("openai");
+                long start = System.nanoTime();
+
+                assertThat(chat(context).call("Hi")).isEqualTo("Again");
+
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(remaining);
+            });
+        }
+
+        @Test
+        void leavesTheAccountAloneWhileRequestsAndTokensRemain() {
+            provider.script(completion("Hello").withHeader("x-ratelimit-remaining-requests", "19")
+                .withHeader("x-ratelimit-reset-requests", "1s"));
+            runCooled((context) -> {
+                chat(context).call("Hi");
+
+                assertThat(this.store.remaining("openai")).isZero();
+            });
+        }
+
+        @Test
+        void leavesTheAccountAloneWhenRateLimitsAreNotHonoured() {
+            provider.script(exhausted(completion("Hello"), "1m30s"));
+            runWith((retrier) -> retrier.cooldown(this.store, "openai").honourRateLimits(false), (context) -> {
+                chat(context).call("Hi");
+
+                assertThat(this.store.remaining("openai")).isZero();
+            });
+        }
+
+        @Test
+        void coolsNothingForAUsedUpQuota() {
+            provider.script(exhausted(aResponse().withStatus(429).withHeader("Retry-After", "30")
+                .withBody(OpenAiWire.insufficientQuota("Check your billing.")), "1m30s"));
+            runCooled((context) -> {
+                assertThatThrownBy(() -> chat(context).call("Hi")).isInstanceOf(RateLimitException.class);
+
+                assertThat(this.store.remaining("openai")).isZero();
+            });
+        }
+    }
+
     /** A 429 whose error code says the account's quota is used up: no wait helps, so none is made. */
     @Nested
     class Quota {

@@ -18,6 +18,7 @@ import com.openai.errors.UnexpectedStatusCodeException;
 import com.openai.models.ErrorObject;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.RateLimitHeaders;
 import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
@@ -68,6 +69,11 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
     @Override
     public RuntimeException statusException(HttpResponse response, HttpStatusException typed) {
         return retryableStatusException(response, typed);
+    }
+
+    @Override
+    public RateLimitHeaders rateLimitHeaders() {
+        return RateLimitHeaders.OPENAI;
     }
 
     @Override
