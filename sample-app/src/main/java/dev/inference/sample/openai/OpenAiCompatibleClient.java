@@ -11,6 +11,7 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.QuotaExceededException;
+import dev.inference.failure.RateLimitHeaders;
 import dev.inference.failure.RetryAfter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -83,6 +84,14 @@ import org.jspecify.annotations.Nullable;
  * like any body that did not arrive as expected; a final failure after content), so that one
  * endless line cannot exhaust the memory. An {@link Error} while the stream is established
  * withdraws the attempt's cancellation and deadline hooks and closes the body before it goes on.
+ *
+ * <h2>Rate limits</h2>
+ * Every answer's OpenAI rate-limit headers ({@code x-ratelimit-remaining-requests} with
+ * {@code x-ratelimit-reset-requests}, and the same for tokens) are read with
+ * {@link RateLimitHeaders#OPENAI}: when a limit is at zero, the response, the stream's reader or the
+ * {@link HttpStatusException} says for how long ({@code rateLimitedFor()}), so that a retrying
+ * decorator with a shared cool-down holds every caller of the account off until the reset. A used-up
+ * quota's 429 says nothing of it: no wait mends that.
  *
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and
@@ -175,7 +184,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             guard.abortFailure(null).ifPresent((aborted) -> {
                 throw aborted;
             });
-            return InferenceResponse.of(this.json.content(body));
+            InferenceResponse answer = InferenceResponse.of(this.json.content(body));
+            return rateLimitedFor(response.headers()).map(answer::withRateLimitedFor).orElse(answer);
         }
     }
 
@@ -194,7 +204,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         AttemptGuard guard = AttemptGuard.start(context);
         SseStreamReader reader;
         try {
-            reader = new SseStreamReader(exchange(request, true, context.authorizer(), guard).body(), guard, this.json);
+            HttpResponse<InputStream> response = exchange(request, true, context.authorizer(), guard);
+            reader = new SseStreamReader(response.body(), guard, this.json, rateLimitedFor(response.headers()).orElse(null));
         }
         catch (RuntimeException | Error ex) {
             guard.close();
@@ -343,7 +354,12 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");
         return new HttpStatusException(status, "The provider answered " + status + code + " to POST "
-                + CHAT_COMPLETIONS_PATH, retryAfter);
+                + CHAT_COMPLETIONS_PATH, retryAfter, rateLimitedFor(headers).orElse(null));
+    }
+
+    /** What OpenAI's rate-limit headers say, which every answer carries, failed or not. */
+    private Optional<Duration> rateLimitedFor(HttpHeaders headers) {
+        return RateLimitHeaders.OPENAI.exhaustedFor((name) -> headers.firstValue(name).orElse(null), this.clock);
     }
 
     private static void closeQuietly(InputStream body) {
