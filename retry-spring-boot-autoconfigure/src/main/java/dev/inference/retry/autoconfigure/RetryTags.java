@@ -3,11 +3,13 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.Classification;
+import dev.inference.retry.CooldownReason;
 import dev.inference.retry.Operation;
 
 /**
  * The tag values that the starter's meters and observations share, so that a dashboard can join
- * them: the {@code operation}, {@code outcome} and {@code error} of an attempt.
+ * them: the {@code operation}, {@code outcome} and {@code error} of an attempt, and the
+ * {@code reason} of a cool-down.
  */
 public final class RetryTags {
 
@@ -75,6 +77,16 @@ public final class RetryTags {
             case HTTP_STATUS -> "http_" + ((HttpStatusException) deciding).status();
             case EXHAUSTED, UNTYPED -> className(deciding);
         };
+    }
+
+    /**
+     * Returns the {@code reason} tag of a cool-down.
+     *
+     * @param reason why the cool-down was set
+     * @return {@code retry_after} or {@code rate_limit}
+     */
+    public static String reason(CooldownReason reason) {
+        return (reason == CooldownReason.RETRY_AFTER) ? "retry_after" : "rate_limit";
     }
 
     private static String className(Throwable failure) {

@@ -4,11 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.inference.client.Durations;
 import dev.inference.retry.Backoff;
+import dev.inference.retry.CooldownReason;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -40,8 +42,9 @@ import org.springframework.data.redis.core.ScanOptions;
  * Data Redis and the application's own {@link RedisConnectionFactory}.
  *
  * <p><b>Where cool-downs live.</b> Each key {@code k} is the Redis key
- * {@code <namespace>:inference-retry:cooldown:k}, which expires when its cool-down ends: Redis's own
- * expiry ({@code PTTL}) is the authority, so the instances' clocks never need to agree. Every
+ * {@code <namespace>:inference-retry:cooldown:k}, whose value is the cool-down's
+ * {@link CooldownReason} and which expires when its cool-down ends: Redis's own expiry ({@code PTTL})
+ * is the authority, so the instances' clocks never need to agree. Every
  * instance keeps a local copy on its own monotonic clock, and:
  * <ul>
  * <li>{@link #remaining} answers from that copy alone: a call costs no Redis round trip, whether a
@@ -98,14 +101,15 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
 
     /**
      * KEYS[1] the cool-down's key; ARGV[1] its time left in ms; ARGV[2] the channel; ARGV[3] the
-     * message. A missing key's PTTL is -2 and one without expiry -1, so both are replaced.
+     * message; ARGV[4] its reason, kept as the key's value. A missing key's PTTL is -2 and one without
+     * expiry -1, so both are replaced.
      */
     private static final byte[] SET_UNLESS_LONGER = """
             local ttl = tonumber(ARGV[1])
             if redis.call('PTTL', KEYS[1]) >= ttl then
               return 0
             end
-            redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+            redis.call('SET', KEYS[1], ARGV[4], 'PX', ttl)
             redis.call('PUBLISH', ARGV[2], ARGV[3])
             return 1
             """.getBytes(UTF_8);
@@ -230,7 +234,21 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
      */
     @Override
     public void coolDown(String key, Duration duration) {
-        this.local.coolDown(key, duration);
+        coolDown(key, duration, CooldownReason.RETRY_AFTER);
+    }
+
+    /**
+     * Cools a key down for a reason, as {@link #coolDown(String, Duration)} does; the reason travels
+     * with the cool-down to Redis and the other instances.
+     *
+     * @param key the provider account
+     * @param duration how long, positive; capped at {@link Backoff#RETRY_AFTER_CAP}
+     * @param reason why
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    @Override
+    public void coolDown(String key, Duration duration, CooldownReason reason) {
+        this.local.coolDown(key, duration, reason);
         if (this.local.remaining(key).isZero()) {
             return;
         }
@@ -238,6 +256,18 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         if (this.flushQueued.compareAndSet(false, true)) {
             submit(this::flush);
         }
+    }
+
+    /**
+     * Returns why the cool-down in force for a key was set, from the local copy: on this instance, or
+     * on the instance it heard the cool-down from.
+     *
+     * @param key the provider account
+     * @return the reason, or empty when no cool-down is in force
+     */
+    @Override
+    public Optional<CooldownReason> reason(String key) {
+        return this.local.reason(key);
     }
 
     /**
@@ -408,7 +438,9 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
                     Long ttl = connection.keyCommands().pTtl(redisKey);
                     if (ttl != null && ttl > 0) {
                         String key = new String(redisKey, UTF_8).substring(this.keyPrefix.length());
-                        this.local.coolDown(key, Duration.ofMillis(ttl));
+                        byte[] value = connection.stringCommands().get(redisKey);
+                        this.local.coolDown(key, Duration.ofMillis(ttl),
+                                CooldownMessage.reason((value != null) ? new String(value, UTF_8) : ""));
                     }
                 }
             }
@@ -450,11 +482,13 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
                 continue;
             }
             long ttlMillis = ceilMillis(left);
-            byte[] message = new CooldownMessage(ttlMillis, this.origin, key).encode();
+            CooldownReason reason = this.local.reason(key).orElse(CooldownReason.RETRY_AFTER);
+            byte[] message = new CooldownMessage(ttlMillis, this.origin, reason, key).encode();
             try {
                 connection.scriptingCommands()
                     .eval(SET_UNLESS_LONGER, ReturnType.INTEGER, 1, (this.keyPrefix + key).getBytes(UTF_8),
-                            Long.toString(ttlMillis).getBytes(UTF_8), this.channel, message);
+                            Long.toString(ttlMillis).getBytes(UTF_8), this.channel, message,
+                            CooldownMessage.tag(reason).getBytes(UTF_8));
             }
             catch (RuntimeException ex) {
                 this.unwritten.add(key);
@@ -540,7 +574,7 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
             CooldownMessage.parse(message.getBody())
                 .filter((published) -> !published.origin().equals(RedisCooldownStore.this.origin))
                 .ifPresent((published) -> RedisCooldownStore.this.local.coolDown(published.key(),
-                        Duration.ofMillis(published.ttlMillis())));
+                        Duration.ofMillis(published.ttlMillis()), published.reason()));
         }
 
         @Override
