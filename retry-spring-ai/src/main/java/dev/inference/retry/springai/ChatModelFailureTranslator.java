@@ -44,7 +44,8 @@ public interface ChatModelFailureTranslator {
      *     a cancellation in the chain still ends the call, and so that listeners can reach the original):
      *     an {@link dev.inference.failure.HttpStatusException} with the provider's status, retried or not
      *     as the status says, a {@link dev.inference.failure.NetworkException}, always retried, or a
-     *     {@link dev.inference.failure.QuotaExceededException}, never retried; or empty when this translator does not know {@code failure}, to let the next one decide
+     *     {@link dev.inference.failure.QuotaExceededException}, never retried; or empty when this
+     *     translator does not know {@code failure}, to let the next one decide
      */
     Optional<RuntimeException> translate(Throwable failure);
 }

@@ -6,12 +6,14 @@ import java.util.function.LongSupplier;
 
 /**
  * A fixed limit of requests per window, shared by every caller of the {@link FlakyProvider}, as a
- * provider limits an account: the windows follow each other from the moment the limit was made, each
- * admitting its first {@code requests} requests and refusing the rest. Each answer tells what is left
- * of the window the request fell in ({@link Window}), as OpenAI's rate-limit headers do.
+ * provider limits an account: each window admits its first {@code requests} requests and refuses the
+ * rest. Each answer tells what is left of the window the request fell in ({@link Window}), as OpenAI's
+ * rate-limit headers do.
  *
- * <p>Thread-safe. Time is read from a monotonic clock, {@link System#nanoTime()} unless a test gives
- * another.
+ * <p>The windows are aligned to the wall clock, as fixed-window limiters usually are (two-second
+ * windows start at every even second since the epoch), so that a load can be started at a known point
+ * of a window; once made, the limit counts them on a monotonic clock ({@link System#nanoTime()} unless
+ * a test gives another), which no step of the wall clock moves. Thread-safe.
  */
 public final class RateLimit {
 
@@ -29,7 +31,7 @@ public final class RateLimit {
     /** Requests admitted in {@link #current}; guarded by {@code this}. */
     private int used;
 
-    private RateLimit(int requests, Duration window, LongSupplier nanoTime) {
+    private RateLimit(int requests, Duration window, LongSupplier nanoTime, long phaseMillis) {
         if (requests < 1) {
             throw new IllegalArgumentException("requests must be at least 1, was " + requests);
         }
@@ -40,11 +42,11 @@ public final class RateLimit {
         this.requests = requests;
         this.window = window;
         this.nanoTime = nanoTime;
-        this.start = nanoTime.getAsLong();
+        this.start = nanoTime.getAsLong() - Math.floorMod(phaseMillis, window.toMillis()) * 1_000_000;
     }
 
     /**
-     * Makes a limit whose first window starts now.
+     * Makes a limit whose windows are aligned to the wall clock.
      *
      * @param requests how many requests each window admits, at least 1
      * @param window how long each window lasts, at least a millisecond
@@ -52,12 +54,15 @@ public final class RateLimit {
      * @throws IllegalArgumentException if {@code requests} or {@code window} is too small
      */
     public static RateLimit of(int requests, Duration window) {
-        return new RateLimit(requests, window, System::nanoTime);
+        return new RateLimit(requests, window, System::nanoTime, System.currentTimeMillis());
     }
 
-    /** Makes a limit on a clock of the test's, in nanoseconds as {@link System#nanoTime()} counts. */
-    static RateLimit withClock(int requests, Duration window, LongSupplier nanoTime) {
-        return new RateLimit(requests, window, nanoTime);
+    /**
+     * Makes a limit on clocks of the test's: a monotonic one in nanoseconds, as {@link System#nanoTime()}
+     * counts, and the wall clock's reading now, in milliseconds since the epoch.
+     */
+    static RateLimit withClocks(int requests, Duration window, LongSupplier nanoTime, long wallMillis) {
+        return new RateLimit(requests, window, nanoTime, wallMillis);
     }
 
     /**

@@ -16,7 +16,8 @@ class RateLimitTests {
 
     private final AtomicLong nanos = new AtomicLong(Long.MAX_VALUE - 1_000_000_000L);
 
-    private final RateLimit limit = RateLimit.withClock(2, Duration.ofSeconds(2), this.nanos::get);
+    /** Made at an even second of the wall clock: its first window starts now. */
+    private final RateLimit limit = RateLimit.withClocks(2, Duration.ofSeconds(2), this.nanos::get, 1_800_000_000_000L);
 
     private void advance(Duration duration) {
         this.nanos.addAndGet(duration.toNanos());
@@ -47,6 +48,13 @@ class RateLimitTests {
         advance(Duration.ofSeconds(7));
 
         assertThat(this.limit.admit()).isEqualTo(new RateLimit.Window(true, 2, 1, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void alignsItsWindowsToTheWallClock() {
+        RateLimit late = RateLimit.withClocks(2, Duration.ofSeconds(2), this.nanos::get, 1_800_000_000_500L);
+
+        assertThat(late.admit().resetIn()).isEqualTo(Duration.ofMillis(1500));
     }
 
     @ParameterizedTest(name = "{0} requests per {1}")

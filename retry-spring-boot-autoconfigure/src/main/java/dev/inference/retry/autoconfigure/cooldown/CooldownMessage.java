@@ -3,7 +3,7 @@ package dev.inference.retry.autoconfigure.cooldown;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.inference.retry.CooldownReason;
-import java.util.Locale;
+import dev.inference.retry.autoconfigure.RetryTags;
 import java.util.Optional;
 
 /**
@@ -53,9 +53,9 @@ record CooldownMessage(long ttlMillis, String origin, CooldownReason reason, Str
                 reason, text.substring(afterOrigin + 1)));
     }
 
-    /** The word for a reason, in messages and as the value of a cool-down's Redis key. */
+    /** The word for a reason, in messages and as the value of a cool-down's Redis key: its meters' tag. */
     static String tag(CooldownReason reason) {
-        return reason.name().toLowerCase(Locale.ROOT);
+        return RetryTags.reason(reason);
     }
 
     /**
