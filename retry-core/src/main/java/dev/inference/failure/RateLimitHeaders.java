@@ -16,7 +16,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,8 +42,9 @@ public enum RateLimitHeaders {
      * the same two for {@code -tokens}; a reset is a duration such as {@code 1s}, {@code 6m0s},
      * {@code 1m30.5s} or {@code 12ms} (see {@link #parseOpenAiReset}).
      */
-    OPENAI(List.of("requests", "tokens"), (limit) -> "x-ratelimit-remaining-" + limit,
-            (limit) -> "x-ratelimit-reset-" + limit, (value, clock) -> parseOpenAiReset(value)),
+    OPENAI((value, clock) -> parseOpenAiReset(value),
+            new Limit("x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"),
+            new Limit("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens")),
 
     /**
      * Anthropic's: {@code anthropic-ratelimit-requests-remaining} with
@@ -52,9 +52,11 @@ public enum RateLimitHeaders {
      * {@code input-tokens} and {@code output-tokens}; a reset is an RFC 3339 instant such as
      * {@code 2026-01-01T00:00:30Z} (see {@link #parseAnthropicReset}).
      */
-    ANTHROPIC(List.of("requests", "tokens", "input-tokens", "output-tokens"),
-            (limit) -> "anthropic-ratelimit-" + limit + "-remaining", (limit) -> "anthropic-ratelimit-" + limit + "-reset",
-            RateLimitHeaders::parseAnthropicReset);
+    ANTHROPIC(RateLimitHeaders::parseAnthropicReset,
+            new Limit("anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"),
+            new Limit("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"),
+            new Limit("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset"),
+            new Limit("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset"));
 
     /** Nanoseconds per unit of a Go duration, as OpenAI writes its resets (Go's time.ParseDuration). */
     private static final Map<String, Long> UNITS = Map.of("ns", 1L, "us", 1_000L, "\u00b5s", 1_000L,
@@ -67,10 +69,9 @@ public enum RateLimitHeaders {
 
     private final BiFunction<@Nullable String, Clock, Optional<Duration>> reset;
 
-    RateLimitHeaders(List<String> limits, UnaryOperator<String> remaining, UnaryOperator<String> reset,
-            BiFunction<@Nullable String, Clock, Optional<Duration>> resetParser) {
-        this.limits = limits.stream().map((limit) -> new Limit(remaining.apply(limit), reset.apply(limit))).toList();
-        this.reset = resetParser;
+    RateLimitHeaders(BiFunction<@Nullable String, Clock, Optional<Duration>> reset, Limit... limits) {
+        this.reset = reset;
+        this.limits = List.of(limits);
     }
 
     /**

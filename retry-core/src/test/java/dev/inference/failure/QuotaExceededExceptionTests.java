@@ -24,6 +24,12 @@ class QuotaExceededExceptionTests {
     }
 
     @ParameterizedTest(name = "HTTP {0}")
+    @ValueSource(ints = { 100, 999 })
+    void acceptsEveryThreeDigitStatus(int status) {
+        assertThat(new QuotaExceededException(status, "insufficient_quota", "m").status()).isEqualTo(status);
+    }
+
+    @ParameterizedTest(name = "HTTP {0}")
     @ValueSource(ints = { 99, 1000, -429 })
     void refusesAStatusThatIsNotThreeDigits(int status) {
         assertThatIllegalArgumentException().isThrownBy(() -> new QuotaExceededException(status, "insufficient_quota", "m"))

@@ -205,6 +205,12 @@ class RateLimitHeadersTests {
         }
 
         @Test
+        void waitsForNothingWhenOnlyTheResetIsGiven() {
+            assertThat(RateLimitHeaders.OPENAI.exhaustedFor(headers("x-ratelimit-reset-requests", "1s",
+                    "x-ratelimit-reset-tokens", "6m0s"), CLOCK)).isEmpty();
+        }
+
+        @Test
         void passesOverAnExhaustedLimitWithoutItsReset() {
             assertThat(RateLimitHeaders.OPENAI.exhaustedFor(headers("x-ratelimit-remaining-requests", "0"), CLOCK))
                 .isEmpty();
