@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.client.StreamEvent;
 import dev.inference.client.StreamReader;
-import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
@@ -27,7 +25,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -245,7 +242,7 @@ class RetryClientCooldownTests {
 
         @Test
         void holdsTheAccountOffUntilTheResetOfAnEstablishedStream() {
-            StreamReader reader = new RateLimitedReader(ScriptedReader.completing("Hel", "lo"), Duration.ofSeconds(3));
+            StreamReader reader = ScriptedReader.completing("Hel", "lo").rateLimitedFor(Duration.ofSeconds(3));
             RetryClient client = RetryClient.of(ScriptedClient.script().thenOpen(reader),
                     retrier("chat", "openai").build());
 
@@ -317,44 +314,6 @@ class RetryClientCooldownTests {
 
             assertThat(client.invoke(REQUEST, CallContext.background()).rateLimitedFor())
                 .contains(Duration.ofSeconds(2));
-        }
-    }
-
-    /** A reader whose opening response said the account's limit is exhausted. */
-    private static final class RateLimitedReader implements StreamReader {
-
-        private final StreamReader delegate;
-
-        private final Duration rateLimitedFor;
-
-        RateLimitedReader(StreamReader delegate, Duration rateLimitedFor) {
-            this.delegate = delegate;
-            this.rateLimitedFor = rateLimitedFor;
-        }
-
-        @Override
-        public boolean hasNext() {
-            return this.delegate.hasNext();
-        }
-
-        @Override
-        public StreamEvent next() {
-            return this.delegate.next();
-        }
-
-        @Override
-        public StreamResult result() {
-            return this.delegate.result();
-        }
-
-        @Override
-        public Optional<Duration> rateLimitedFor() {
-            return Optional.of(this.rateLimitedFor);
-        }
-
-        @Override
-        public void close() {
-            this.delegate.close();
         }
     }
 }
