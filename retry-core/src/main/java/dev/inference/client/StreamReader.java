@@ -1,5 +1,8 @@
 package dev.inference.client;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * A reader over an established stream of events.
  *
@@ -36,6 +39,19 @@ public interface StreamReader extends AutoCloseable {
      * @throws IllegalStateException if the stream has not ended yet
      */
     StreamResult result();
+
+    /**
+     * Returns how long the rate-limit headers of the response that opened the stream say the
+     * provider account's limit stays exhausted, so that a retry layer can hold the account's other
+     * callers off (see {@code dev.inference.failure.RateLimitHeaders}). Known once the stream is
+     * established; never changes afterwards.
+     *
+     * @return the time until the limit resets, or empty (as by default) when no limit is exhausted
+     *     or the transport does not read such headers
+     */
+    default Optional<Duration> rateLimitedFor() {
+        return Optional.empty();
+    }
 
     /**
      * Releases the stream's resources. Idempotent; never throws a checked exception.

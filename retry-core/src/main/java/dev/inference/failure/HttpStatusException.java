@@ -8,6 +8,11 @@ import org.jspecify.annotations.Nullable;
  * The provider answered with an error status. Retryable for 408 (request timeout), 429 (too many
  * requests) and 500 to 599 (server errors); permanent for every other status, in particular 400,
  * 401 and 403, which no retry can mend.
+ *
+ * <p>Besides the wait it asks for ({@code Retry-After}), the response may say that the account's
+ * rate limit is exhausted ({@link #rateLimitedFor()}, read by {@link RateLimitHeaders}): a retry
+ * layer with a shared cool-down then holds every caller of the account off that long, whatever the
+ * status.
  */
 public class HttpStatusException extends RuntimeException {
 
@@ -19,6 +24,8 @@ public class HttpStatusException extends RuntimeException {
     /** How long the provider asked to wait before the next request, or {@code null} when it did not say. */
     private final @Nullable Duration retryAfter;
 
+    private final @Nullable Duration rateLimitedFor;
+
     /**
      * Creates the exception.
      *
@@ -29,12 +36,31 @@ public class HttpStatusException extends RuntimeException {
      * @throws IllegalArgumentException if {@code status} is not a three-digit code
      */
     public HttpStatusException(int status, String message, @Nullable Duration retryAfter) {
+        this(status, message, retryAfter, null);
+    }
+
+    /**
+     * Creates the exception for a response whose rate-limit headers say how long the account's
+     * limit stays exhausted.
+     *
+     * @param status the HTTP status code, from 100 to 999
+     * @param message what the provider said, for people; must not hold credentials
+     * @param retryAfter how long the provider asked the client to wait, or {@code null} when it did
+     *     not ask
+     * @param rateLimitedFor how long the response's rate-limit headers say no requests or no tokens
+     *     remain (see {@link RateLimitHeaders#exhaustedFor}), or {@code null} when they say none is
+     *     exhausted
+     * @throws IllegalArgumentException if {@code status} is not a three-digit code
+     */
+    public HttpStatusException(int status, String message, @Nullable Duration retryAfter,
+            @Nullable Duration rateLimitedFor) {
         super(message);
         if (status < 100 || status > 999) {
             throw new IllegalArgumentException("status must be a three-digit HTTP status code, was " + status);
         }
         this.status = status;
         this.retryAfter = retryAfter;
+        this.rateLimitedFor = rateLimitedFor;
     }
 
     /**
@@ -53,5 +79,14 @@ public class HttpStatusException extends RuntimeException {
      */
     public Optional<Duration> retryAfter() {
         return Optional.ofNullable(this.retryAfter);
+    }
+
+    /**
+     * Returns how long the response's rate-limit headers say the account's limit stays exhausted.
+     *
+     * @return the time until the reset, or empty when the transport read no exhausted limit
+     */
+    public Optional<Duration> rateLimitedFor() {
+        return Optional.ofNullable(this.rateLimitedFor);
     }
 }

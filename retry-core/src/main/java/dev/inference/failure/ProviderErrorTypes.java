@@ -2,7 +2,9 @@ package dev.inference.failure;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,11 +25,15 @@ import org.jspecify.annotations.Nullable;
  * <tr><td>{@code permission_error}</td><td>403</td><td>no</td></tr>
  * <tr><td>{@code not_found_error}, {@code model_not_found}</td><td>404</td><td>no</td></tr>
  * <tr><td>{@code request_too_large}</td><td>413</td><td>no</td></tr>
+ * <tr><td>{@code insufficient_quota}: a {@linkplain #isQuotaExceeded quota error}</td><td>none here
+ * (OpenAI sends it with 429)</td><td>no</td></tr>
  * </table>
  *
- * <p>Matching ignores case. Trap: a type the table does not know ({@code invalid_request_error},
- * {@code context_length_exceeded}, {@code insufficient_quota}, a new one), or none, is permanent and
- * stands for no status of its own; a transport that must give it one gives 400.
+ * <p>Matching ignores case. Traps: a type the table does not know ({@code invalid_request_error},
+ * {@code context_length_exceeded}, a new one), or none, is permanent and stands for no status of its
+ * own; a transport that must give it one gives 400. A quota error comes with a 429 but is no rate
+ * limit: no wait helps until the account's billing changes, so it stands for no status here (a 429
+ * would be retried) and a transport makes it a {@link QuotaExceededException}.
  */
 public final class ProviderErrorTypes {
 
@@ -43,7 +49,46 @@ public final class ProviderErrorTypes {
             Map.entry("not_found_error", 404), Map.entry("model_not_found", 404),
             Map.entry("request_too_large", 413));
 
+    /** Types and codes that say the account's quota is used up (OpenAI's, with a 429). */
+    private static final Set<String> QUOTA = Set.of("insufficient_quota");
+
     private ProviderErrorTypes() {
+    }
+
+    /**
+     * Tells whether an error says that the account's quota is used up, by its type or its code (OpenAI
+     * sends {@code {"type": "insufficient_quota", "code": "insufficient_quota"}} with a 429), whatever
+     * status it came with: a failure that no retry and no wait mends, which a transport reports as a
+     * {@link QuotaExceededException}.
+     *
+     * @param type the error's type, or {@code null}
+     * @param code the error's code, or {@code null}
+     * @return {@code true} when either is a quota error's
+     */
+    public static boolean isQuotaExceeded(@Nullable String type, @Nullable String code) {
+        return isIn(QUOTA, type) || isIn(QUOTA, code);
+    }
+
+    /**
+     * Returns the typed failure of an error that says the account's quota is used up, as
+     * {@link #isQuotaExceeded} decides: final, never retried, and no cool-down.
+     *
+     * @param status the HTTP status the error came with, from 100 to 999
+     * @param type the error's type, or {@code null}
+     * @param code the error's code, or {@code null}
+     * @param message the provider's message, or {@code null}
+     * @return the failure with the provider's message (or, when it gave none, one that says what
+     *     happened) and the quota code it gave; empty when the error is not a quota error
+     * @throws IllegalArgumentException if {@code status} is not a three-digit code
+     */
+    public static Optional<QuotaExceededException> quotaExceeded(int status, @Nullable String type,
+            @Nullable String code, @Nullable String message) {
+        String identifier = isIn(QUOTA, code) ? code : isIn(QUOTA, type) ? type : null;
+        if (identifier == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new QuotaExceededException(status, identifier, (message != null) ? message
+                : "The provider answered " + status + " (" + identifier + "): the account's quota is used up"));
     }
 
     /**
@@ -95,6 +140,10 @@ public final class ProviderErrorTypes {
      */
     public static OptionalInt transientStatus(@Nullable String type, @Nullable String code) {
         return status(type).isPresent() ? transientStatus(type) : transientStatus(code);
+    }
+
+    private static boolean isIn(Set<String> types, @Nullable String type) {
+        return type != null && types.contains(type.toLowerCase(Locale.ROOT));
     }
 
     private static OptionalInt lookUp(Map<String, Integer> table, @Nullable String type) {

@@ -33,7 +33,7 @@ public final class RetryAfter {
     private static final String HEADER = "Retry-After";
 
     /** The largest whole number of seconds a {@link Duration} holds. */
-    private static final Duration SATURATED = Duration.ofSeconds(Long.MAX_VALUE);
+    static final Duration SATURATED = Duration.ofSeconds(Long.MAX_VALUE);
 
     // RFC 9110 section 5.6.7: recipients accept the IMF-fixdate and the two obsolete forms.
     private static final List<DateTimeFormatter> HTTP_DATES = List.of(

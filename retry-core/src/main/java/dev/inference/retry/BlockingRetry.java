@@ -179,6 +179,9 @@ public final class BlockingRetry {
                 failing.failed(handedBack);
                 return result;
             }
+            if (this.retrier.readsRateLimits()) {
+                attempts.rateLimitedFor(result).ifPresent(this.retrier::rateLimited);
+            }
             if (execution == null) {
                 this.retrier.firstAttemptSucceeded(operation);
                 made = 1;
@@ -288,6 +291,19 @@ public final class BlockingRetry {
          *     suppressed
          */
         default void release(T result, Throwable thrown) {
+        }
+
+        /**
+         * Returns how long a successful result says its provider account's rate limit stays
+         * exhausted, such as {@link dev.inference.client.InferenceResponse#rateLimitedFor()}: the
+         * loop then {@linkplain Retrier#rateLimited cools the key} for that long. Asked only when the
+         * retrier {@linkplain Retrier#readsRateLimits() reads rate limits}.
+         *
+         * @param result the result of the attempt that succeeded
+         * @return the time until the limit resets; by default empty
+         */
+        default Optional<Duration> rateLimitedFor(T result) {
+            return Optional.empty();
         }
 
         /**

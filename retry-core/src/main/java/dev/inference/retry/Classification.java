@@ -3,6 +3,7 @@ package dev.inference.retry;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import java.time.Duration;
 import java.util.Objects;
@@ -16,10 +17,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A failure is retryable when its cause chain (the failure, its cause, the cause's cause, ...)
  * <ul>
  * <li>holds no cancellation ({@link CancellationException}, {@link InterruptedException}), no
- * {@link DeadlineExceededException}, no {@link ShutdownException} and no {@link ExhaustedException}:
- * any of these anywhere in the
+ * {@link DeadlineExceededException}, no {@link ShutdownException}, no {@link QuotaExceededException}
+ * and no {@link ExhaustedException}: any of these anywhere in the
  * chain makes the failure permanent, so that a network error caused by a cancellation is not
- * retried, and nested decorators do not multiply attempts;</li>
+ * retried, an SDK's rate-limit exception for a used-up quota is not waited for, and nested
+ * decorators do not multiply attempts;</li>
  * <li>and its first typed failure is a {@link NetworkException}, or an {@link HttpStatusException}
  * with status 408, 429 or 500 to 599.</li>
  * </ul>
@@ -109,6 +111,9 @@ public final class Classification {
         if (failure instanceof ShutdownException) {
             return Kind.SHUTDOWN;
         }
+        if (failure instanceof QuotaExceededException) {
+            return Kind.QUOTA;
+        }
         if (failure instanceof ExhaustedException) {
             return Kind.EXHAUSTED;
         }
@@ -126,7 +131,7 @@ public final class Classification {
 
     /**
      * Returns the link of the cause chain that decided the classification: the first cancellation,
-     * passed deadline, shutdown or {@link ExhaustedException} in the chain; failing those, the first typed
+     * passed deadline, shutdown, used-up quota or {@link ExhaustedException} in the chain; failing those, the first typed
      * failure; failing that, the failure itself.
      *
      * @return the deciding link, or empty for the classification of {@code null}
@@ -162,6 +167,18 @@ public final class Classification {
                 : Optional.empty();
     }
 
+    /**
+     * Returns how long the failed response's rate-limit headers say the provider account's limit
+     * stays exhausted, retryable or not.
+     *
+     * @return the deciding {@link HttpStatusException}'s {@linkplain HttpStatusException#rateLimitedFor()
+     *     rate limit}, or empty
+     */
+    public Optional<Duration> rateLimitedFor() {
+        return (this.kind == Kind.HTTP_STATUS && this.decidingCause instanceof HttpStatusException status)
+                ? status.rateLimitedFor() : Optional.empty();
+    }
+
     @Override
     public String toString() {
         return "Classification[" + this.kind + (isRetryable() ? ", retryable" : ", permanent") + "]";
@@ -180,6 +197,12 @@ public final class Classification {
 
         /** A {@link ShutdownException} in the chain: permanent. */
         SHUTDOWN,
+
+        /**
+         * A {@link QuotaExceededException} in the chain: permanent, and no cool-down, since no wait
+         * helps.
+         */
+        QUOTA,
 
         /** An {@link ExhaustedException} in the chain, from a nested decorator: permanent. */
         EXHAUSTED,

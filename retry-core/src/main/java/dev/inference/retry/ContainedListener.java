@@ -72,6 +72,19 @@ final class ContainedListener implements RetryListener {
         }
     }
 
+    @Override
+    public void cooldownSet(CooldownSetEvent event) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.cooldownSet(event);
+            }
+            catch (RuntimeException ex) {
+                logger.log(Level.WARNING, () -> "RetryListener " + listener + " threw from cooldownSet for key '"
+                        + event.key() + "' of client '" + event.client() + "'; the call goes on", ex);
+            }
+        }
+    }
+
     /** Tells one listener that an attempt finished, containing and logging its runtime exception. */
     static void attemptFinished(RetryListener listener, AttemptEvent event) {
         try {

@@ -1,6 +1,7 @@
 package dev.inference.retry;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Where the cool-downs that providers ask for are kept, so that every caller of a provider account
@@ -15,6 +16,10 @@ import java.time.Duration;
  * must answer from memory, never over a network; a store shared between processes keeps a local
  * copy current by other means. Cool-downs are durations, not instants, so that stores shared between
  * hosts are immune to the differences between their clocks.
+ *
+ * <p>A store may keep why each cool-down was set ({@link CooldownReason}), for diagnostics: a store
+ * that does implements {@link #coolDown(String, Duration, CooldownReason)} and {@link #reason}; by
+ * default a store keeps no reason.
  */
 public interface CooldownStore {
 
@@ -34,4 +39,27 @@ public interface CooldownStore {
      * @param duration how long, positive and at most {@link Backoff#RETRY_AFTER_CAP}
      */
     void coolDown(String key, Duration duration);
+
+    /**
+     * Cools a key down for a reason, as {@link #coolDown(String, Duration)} does; the reason is kept
+     * with the cool-down that ends last. By default the reason is dropped.
+     *
+     * @param key the provider account
+     * @param duration how long, positive and at most {@link Backoff#RETRY_AFTER_CAP}
+     * @param reason why the key is cooled down
+     */
+    default void coolDown(String key, Duration duration, CooldownReason reason) {
+        coolDown(key, duration);
+    }
+
+    /**
+     * Returns why the cool-down in force for a key was set, for diagnostics.
+     *
+     * @param key the provider account
+     * @return the reason of the cool-down that ends last, or empty when none is in force or the store
+     *     keeps no reasons (as by default)
+     */
+    default Optional<CooldownReason> reason(String key) {
+        return Optional.empty();
+    }
 }

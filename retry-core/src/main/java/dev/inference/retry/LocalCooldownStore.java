@@ -4,6 +4,7 @@ import dev.inference.client.Durations;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -15,14 +16,16 @@ import java.util.function.LongSupplier;
  *
  * <p>Cool-downs run on a monotonic clock ({@link System#nanoTime()} unless a test supplies another),
  * so a step of the wall clock neither shortens nor stretches them. An expired cool-down is removed by
- * the next look-up of its key. Thread-safe and lock-free.
+ * the next look-up of its key. Each key keeps the {@link CooldownReason} of the cool-down that ends
+ * last; {@link #coolDown(String, Duration)} sets it as {@link CooldownReason#RETRY_AFTER}.
+ * Thread-safe and lock-free.
  */
 public final class LocalCooldownStore implements CooldownStore {
 
     private final LongSupplier nanoTime;
 
-    /** The end of each key's cool-down, on the {@link #nanoTime} clock. */
-    private final ConcurrentMap<String, Long> ends = new ConcurrentHashMap<>();
+    /** Each key's cool-down: its end, on the {@link #nanoTime} clock, and its reason. */
+    private final ConcurrentMap<String, Cooldown> ends = new ConcurrentHashMap<>();
 
     private LocalCooldownStore(LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
@@ -53,28 +56,58 @@ public final class LocalCooldownStore implements CooldownStore {
 
     @Override
     public Duration remaining(String key) {
-        Long end = this.ends.get(key);
-        if (end == null) {
+        Cooldown cooldown = this.ends.get(key);
+        if (cooldown == null) {
             return Duration.ZERO;
         }
-        long left = end - this.nanoTime.getAsLong();
+        long left = cooldown.end - this.nanoTime.getAsLong();
         if (left > 0) {
             return Duration.ofNanos(left);
         }
-        this.ends.remove(key, end);
+        this.ends.remove(key, cooldown);
         return Duration.ZERO;
     }
 
+    /**
+     * Cools a key down for a {@code Retry-After}, as
+     * {@link #coolDown(String, Duration, CooldownReason)} does with {@link CooldownReason#RETRY_AFTER}.
+     *
+     * @param key the provider account
+     * @param duration how long; capped at {@link Backoff#RETRY_AFTER_CAP}, nothing when not positive
+     * @throws NullPointerException if an argument is {@code null}
+     */
     @Override
     public void coolDown(String key, Duration duration) {
+        coolDown(key, duration, CooldownReason.RETRY_AFTER);
+    }
+
+    /**
+     * Cools a key down for a duration from now, unless its cool-down in force ends later; the reason
+     * of the one that ends last is kept.
+     *
+     * @param key the provider account
+     * @param duration how long; capped at {@link Backoff#RETRY_AFTER_CAP}, nothing when not positive
+     * @param reason why
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    @Override
+    public void coolDown(String key, Duration duration, CooldownReason reason) {
         Objects.requireNonNull(key, "key must not be null");
         long nanos = Durations.toWaitNanos(Objects.requireNonNull(duration, "duration must not be null"));
+        Objects.requireNonNull(reason, "reason must not be null");
         if (nanos == 0) {
             return;
         }
         long end = this.nanoTime.getAsLong() + Math.min(nanos, Durations.toWaitNanos(Backoff.RETRY_AFTER_CAP));
         // Nanosecond clocks are compared by difference, as they may wrap around.
-        this.ends.merge(key, end, (earlier, later) -> (later - earlier > 0) ? later : earlier);
+        this.ends.merge(key, new Cooldown(end, reason),
+                (earlier, later) -> (later.end - earlier.end > 0) ? later : earlier);
+    }
+
+    @Override
+    public Optional<CooldownReason> reason(String key) {
+        Cooldown cooldown = this.ends.get(key);
+        return (cooldown != null && !remaining(key).isZero()) ? Optional.of(cooldown.reason) : Optional.empty();
     }
 
     /**
@@ -96,5 +129,9 @@ public final class LocalCooldownStore implements CooldownStore {
     @Override
     public String toString() {
         return "LocalCooldownStore" + snapshot();
+    }
+
+    /** A key's cool-down: when it ends, on the store's clock, and why. */
+    private record Cooldown(long end, CooldownReason reason) {
     }
 }

@@ -59,6 +59,9 @@ public final class Retrier {
 
     private final String cooldownKey;
 
+    /** Whether {@link #rateLimited} cools the key: a store is set, and rate limits are honoured. */
+    private final boolean readsRateLimits;
+
     /** The events of a first attempt that succeeded, one per operation: the same for every call. */
     private final AttemptEvent firstInvokeSucceeded;
 
@@ -78,6 +81,7 @@ public final class Retrier {
         this.observer = builder.observer;
         this.sleeper = builder.sleeper;
         this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
+        this.readsRateLimits = builder.cooldownStore != null && builder.honourRateLimits;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
     }
@@ -183,6 +187,42 @@ public final class Retrier {
         return this.cooldownKey;
     }
 
+    /**
+     * Tells whether {@link #rateLimited} cools anything: a cool-down store is set and rate limits are
+     * {@linkplain Builder#honourRateLimits honoured}. A transport that holds the retrier may read the
+     * rate-limit headers only then, so that without a store a response costs nothing more.
+     *
+     * @return {@code true} when a response's rate-limit headers are worth reading
+     */
+    public boolean readsRateLimits() {
+        return this.readsRateLimits;
+    }
+
+    /**
+     * Records that a response of this retrier's provider said, with its rate-limit headers, that the
+     * account has no requests or no tokens left for a while (see
+     * {@link dev.inference.failure.RateLimitHeaders}): cools the key for that long, as a
+     * {@code Retry-After} does (capped at {@link Backoff#RETRY_AFTER_CAP}, never shortening a
+     * cool-down in force, shared through the store), with the reason {@link CooldownReason#RATE_LIMIT},
+     * and tells the listeners. Every call of the key then waits before its next attempt, the first
+     * included. For a successful response as for a failed one; any thread may call it.
+     *
+     * <p>Does nothing when {@link #readsRateLimits()} is {@code false} or the duration is not
+     * positive. {@link RetryClient} calls it for the responses its inner client reports
+     * ({@link dev.inference.client.InferenceResponse#rateLimitedFor()} and the like); a transport
+     * that holds the retrier itself calls it for each response it reads.
+     *
+     * @param resetIn how long until the limit resets, from when the response was read
+     * @throws NullPointerException if {@code resetIn} is {@code null}
+     * @throws Error whatever a listener threw as an {@link Error}; runtime exceptions are contained
+     */
+    public void rateLimited(Duration resetIn) {
+        Objects.requireNonNull(resetIn, "resetIn must not be null");
+        if (this.readsRateLimits) {
+            coolDown(resetIn, CooldownReason.RATE_LIMIT);
+        }
+    }
+
     /** How a caller that blocks its thread ({@link BlockingRetry}) waits out the delays. */
     Sleeper sleeper() {
         return this.sleeper;
@@ -216,10 +256,13 @@ public final class Retrier {
         return (this.cooldownStore != null) ? this.cooldownStore.remaining(this.cooldownKey) : Duration.ZERO;
     }
 
-    void coolDown(Duration retryAfter) {
-        if (this.cooldownStore != null && !retryAfter.isNegative() && !retryAfter.isZero()) {
-            this.cooldownStore.coolDown(this.cooldownKey,
-                    (retryAfter.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : retryAfter);
+    void coolDown(Duration duration, CooldownReason reason) {
+        if (this.cooldownStore != null && !duration.isNegative() && !duration.isZero()) {
+            Duration capped = (duration.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : duration;
+            this.cooldownStore.coolDown(this.cooldownKey, capped, reason);
+            if (this.listener != null) {
+                this.listener.cooldownSet(new CooldownSetEvent(this.name, this.cooldownKey, capped, reason));
+            }
         }
     }
 
@@ -305,6 +348,8 @@ public final class Retrier {
         private Sleeper sleeper = Sleeper.system();
 
         private @Nullable String cooldownKey;
+
+        private boolean honourRateLimits = true;
 
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -399,6 +444,19 @@ public final class Retrier {
             }
             this.cooldownStore = Objects.requireNonNull(store, "store must not be null");
             this.cooldownKey = key;
+            return this;
+        }
+
+        /**
+         * Sets whether the rate limits that responses report (see {@link Retrier#rateLimited}) cool
+         * the key of the {@linkplain #cooldown cool-down store}, as a {@code Retry-After} does. On
+         * by default: the provider chose the wait. Without a store it changes nothing.
+         *
+         * @param honour {@code false} to cool the key for {@code Retry-After}s only
+         * @return this builder
+         */
+        public Builder honourRateLimits(boolean honour) {
+            this.honourRateLimits = honour;
             return this;
         }
 

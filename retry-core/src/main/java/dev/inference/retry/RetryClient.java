@@ -7,6 +7,7 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -24,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  * client has returned a reader, failures surface from that reader and are final. The client never
  * changes the request, never refreshes credentials (the context's
  * {@link dev.inference.client.Authorizer} does, once per attempt) and never catches an {@link Error}.
+ *
+ * <p>With a cool-down store, a response (or stream) that its inner client says is
+ * {@linkplain InferenceResponse#rateLimitedFor() rate-limited}, and a failure whose
+ * {@link dev.inference.failure.HttpStatusException} says so, cool the provider account down for
+ * every caller (see {@link Retrier#rateLimited}).
  *
  * <p>Trap: an {@link ExhaustedException} from an inner client is never retried, so nested decorators
  * do not multiply attempts; the outer one rethrows it as it is. Immutable and thread-safe; all state
@@ -191,6 +197,10 @@ public final class RetryClient implements InferenceClient {
 
     private <T> T firstSucceeded(Step<T> step, T result) {
         try {
+            // One field read when there is no cool-down store: the provider's limits matter only to one.
+            if (this.retrier.readsRateLimits()) {
+                step.rateLimitedFor(result).ifPresent(this.retrier::rateLimited);
+            }
             this.retrier.firstAttemptSucceeded(step.operation);
         }
         catch (Error ex) {
@@ -221,6 +231,11 @@ public final class RetryClient implements InferenceClient {
             InferenceResponse stamp(InferenceResponse response, int attempts) {
                 return response.withAttempts(attempts);
             }
+
+            @Override
+            Optional<Duration> rateLimitedFor(InferenceResponse response) {
+                return response.rateLimitedFor();
+            }
         };
 
         static final Step<StreamReader> STREAM = new Step<>(Operation.STREAM) {
@@ -234,6 +249,11 @@ public final class RetryClient implements InferenceClient {
             @Override
             StreamReader stamp(StreamReader reader, int attempts) {
                 return new StampedStreamReader(reader, attempts);
+            }
+
+            @Override
+            Optional<Duration> rateLimitedFor(StreamReader reader) {
+                return reader.rateLimitedFor();
             }
 
             @Override
@@ -256,6 +276,9 @@ public final class RetryClient implements InferenceClient {
         abstract T attempt(InferenceClient inner, InferenceRequest request, CallContext context);
 
         abstract T stamp(T result, int attempts);
+
+        /** What a successful result says of the provider's rate limit. */
+        abstract Optional<Duration> rateLimitedFor(T result);
 
         /** Releases a result that will not reach the caller because {@code thrown} ends the call. */
         void release(T result, Throwable thrown) {
@@ -290,6 +313,11 @@ public final class RetryClient implements InferenceClient {
         @Override
         public T succeeded(T result, int attempts) {
             return this.step.stamp(result, attempts);
+        }
+
+        @Override
+        public Optional<Duration> rateLimitedFor(T result) {
+            return this.step.rateLimitedFor(result);
         }
     }
 

@@ -178,7 +178,12 @@ public final class RetryExecution {
         boolean retryable = classification.isRetryable();
         if (retryable) {
             // Every caller of this provider account hears the Retry-After, whatever this call does next.
-            classification.retryAfter().ifPresent(this.retrier::coolDown);
+            classification.retryAfter().ifPresent((retryAfter) -> this.retrier.coolDown(retryAfter,
+                    CooldownReason.RETRY_AFTER));
+        }
+        // And what its rate-limit headers said, retryable or not.
+        if (this.retrier.readsRateLimits()) {
+            classification.rateLimitedFor().ifPresent(this.retrier::rateLimited);
         }
         RetryListener listener = this.retrier.listener();
         AttemptEvent event = (listener != null || this.observation != null)

@@ -52,4 +52,15 @@ public interface RetryListener {
      */
     default void attemptDelayed(CooldownEvent event) {
     }
+
+    /**
+     * Called when the client has cooled its provider account down in its {@link CooldownStore}: for
+     * a failed attempt's {@code Retry-After}, before {@link #attemptFinished} is called for that
+     * attempt; for a response's rate-limit headers (see {@link Retrier#rateLimited}), when the
+     * response is read.
+     *
+     * @param event the key, how long and why
+     */
+    default void cooldownSet(CooldownSetEvent event) {
+    }
 }

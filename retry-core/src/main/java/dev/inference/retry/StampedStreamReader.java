@@ -3,6 +3,8 @@ package dev.inference.retry;
 import dev.inference.client.StreamEvent;
 import dev.inference.client.StreamReader;
 import dev.inference.client.StreamResult;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * The reader a {@link RetryClient} returns for an established stream: the inner reader, with the
@@ -32,6 +34,11 @@ final class StampedStreamReader implements StreamReader {
     @Override
     public StreamResult result() {
         return this.delegate.result().withAttempts(this.attempts);
+    }
+
+    @Override
+    public Optional<Duration> rateLimitedFor() {
+        return this.delegate.rateLimitedFor();
     }
 
     @Override

@@ -23,6 +23,18 @@ class HttpStatusExceptionTests {
         assertThat(new HttpStatusException(503, "unavailable", null).retryAfter()).isEmpty();
     }
 
+    @Test
+    void saysNothingOfTheRateLimitUnlessTold() {
+        assertThat(new HttpStatusException(429, "slow down", Duration.ofSeconds(3)).rateLimitedFor()).isEmpty();
+    }
+
+    @Test
+    void carriesWhatTheRateLimitHeadersSaid() {
+        HttpStatusException ex = new HttpStatusException(500, "oops", null, Duration.ofMillis(1500));
+        assertThat(ex.rateLimitedFor()).contains(Duration.ofMillis(1500));
+        assertThat(ex.retryAfter()).isEmpty();
+    }
+
     @ParameterizedTest(name = "HTTP {0}")
     @ValueSource(ints = { 100, 999 })
     void acceptsEveryThreeDigitStatus(int status) {

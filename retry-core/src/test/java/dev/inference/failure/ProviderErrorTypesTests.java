@@ -86,4 +86,54 @@ class ProviderErrorTypesTests {
             assertThat(ProviderErrorTypes.transientStatus(null, null)).isEmpty();
         }
     }
+
+    @Nested
+    class Quota {
+
+        @ParameterizedTest(name = "type \"{0}\", code \"{1}\"")
+        @CsvSource(nullValues = "null", value = { "insufficient_quota,insufficient_quota", "null,insufficient_quota",
+                "insufficient_quota,null", "INSUFFICIENT_QUOTA,null", "requests,Insufficient_Quota" })
+        void knowsAUsedUpQuotaByItsTypeOrItsCode(String type, String code) {
+            assertThat(ProviderErrorTypes.isQuotaExceeded(type, code)).isTrue();
+        }
+
+        @ParameterizedTest(name = "type \"{0}\", code \"{1}\"")
+        @CsvSource(nullValues = "null", value = { "requests,rate_limit_exceeded", "null,null", "tokens,null",
+                "insufficient_quotas,null", "null,quota", "' insufficient_quota',null" })
+        void knowsEveryOtherErrorIsNoQuotaError(String type, String code) {
+            assertThat(ProviderErrorTypes.isQuotaExceeded(type, code)).isFalse();
+            assertThat(ProviderErrorTypes.quotaExceeded(429, type, code, "message")).isEmpty();
+        }
+
+        @Test
+        void givesAQuotaErrorNoStatusSoThatNoTransportRetriesIt() {
+            assertThat(ProviderErrorTypes.status("insufficient_quota", "insufficient_quota")).isEmpty();
+            assertThat(ProviderErrorTypes.transientStatus("requests", "insufficient_quota")).isEmpty();
+        }
+
+        @Test
+        void makesTheTypedFailureWithTheProvidersMessageAndCode() {
+            assertThat(ProviderErrorTypes.quotaExceeded(429, "insufficient_quota", "insufficient_quota",
+                    "You exceeded your current quota.")).hasValueSatisfying((quota) -> {
+                        assertThat(quota).hasMessage("You exceeded your current quota.").hasNoCause();
+                        assertThat(quota.status()).isEqualTo(429);
+                        assertThat(quota.code()).isEqualTo("insufficient_quota");
+                    });
+        }
+
+        @Test
+        void takesTheCodeThatSaysQuota() {
+            assertThat(ProviderErrorTypes.quotaExceeded(429, "requests", "INSUFFICIENT_QUOTA", "m"))
+                .hasValueSatisfying((quota) -> assertThat(quota.code()).isEqualTo("INSUFFICIENT_QUOTA"));
+            assertThat(ProviderErrorTypes.quotaExceeded(429, "insufficient_quota", "other", "m"))
+                .hasValueSatisfying((quota) -> assertThat(quota.code()).isEqualTo("insufficient_quota"));
+        }
+
+        @Test
+        void saysWhatHappenedWhenTheProviderGaveNoMessage() {
+            assertThat(ProviderErrorTypes.quotaExceeded(429, null, "insufficient_quota", null))
+                .hasValueSatisfying((quota) -> assertThat(quota)
+                    .hasMessage("The provider answered 429 (insufficient_quota): the account's quota is used up"));
+        }
+    }
 }

@@ -6,6 +6,7 @@ import dev.inference.client.HalfOpenStreamException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.ScriptedReader;
 import java.io.IOException;
@@ -250,6 +251,30 @@ class ClassificationTests {
         }
 
         @Test
+        void namesAUsedUpQuotaAnywhereInTheChainAsPermanent() {
+            QuotaExceededException quota = new QuotaExceededException(429, "insufficient_quota", "Check your billing.");
+            RuntimeException sdk = new IllegalStateException("429: Check your billing.", quota);
+
+            Classification classification = Classification.of(new NetworkException("wrapped", sdk));
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.QUOTA);
+            assertThat(classification.decidingCause()).containsSame(quota);
+            assertThat(classification.isRetryable()).isFalse();
+        }
+
+        @Test
+        void letsAUsedUpQuotaWinOverTheRetryableStatusBeneathIt() {
+            QuotaExceededException quota = new QuotaExceededException(429, "insufficient_quota", "m");
+            quota.initCause(new HttpStatusException(429, "too many", Duration.ofSeconds(1), Duration.ofSeconds(2)));
+
+            Classification classification = Classification.of(quota);
+
+            assertThat(classification.kind()).isEqualTo(Classification.Kind.QUOTA);
+            assertThat(classification.retryAfter()).isEmpty();
+            assertThat(classification.rateLimitedFor()).isEmpty();
+        }
+
+        @Test
         void namesAShutdownAsPermanent() {
             ShutdownException shutdown = new ShutdownException("going away");
 
@@ -303,6 +328,15 @@ class ClassificationTests {
             assertThat(classification.kind()).isEqualTo(Classification.Kind.UNTYPED);
             assertThat(classification.decidingCause()).isEmpty();
             assertThat(classification).hasToString("Classification[UNTYPED, permanent]");
+        }
+
+        @Test
+        void readsTheRateLimitOfTheDecidingStatusRetryableOrNot() {
+            assertThat(Classification.of(new HttpStatusException(400, "bad", null, Duration.ofSeconds(2)))
+                .rateLimitedFor()).contains(Duration.ofSeconds(2));
+            assertThat(Classification.of(new RuntimeException(new HttpStatusException(503, "busy", null,
+                    Duration.ofSeconds(3)))).rateLimitedFor()).contains(Duration.ofSeconds(3));
+            assertThat(Classification.of(new NetworkException("reset", null)).rateLimitedFor()).isEmpty();
         }
 
         @Test

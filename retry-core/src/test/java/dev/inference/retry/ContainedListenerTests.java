@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.NetworkException;
 import dev.inference.fixtures.CapturedLog;
+import dev.inference.fixtures.RecordingListener.CooldownSet;
 import dev.inference.fixtures.RecordingListener.Exhausted;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
@@ -139,6 +140,18 @@ class ContainedListenerTests {
     }
 
     @Test
+    void containsAndLogsAListenerThatThrowsWhenToldOfACooldownSet() {
+        CooldownSetEvent set = new CooldownSetEvent("chat", "openai", Duration.ofSeconds(1), CooldownReason.RATE_LIMIT);
+        ContainedListener contained = new ContainedListener(List.of(new Throwing(), this.recording));
+
+        contained.cooldownSet(set);
+
+        assertThat(this.recording.calls()).containsExactly(new CooldownSet(set));
+        assertThat(this.log.records()).extracting(LogRecord::getMessage).containsExactly(
+                "RetryListener Throwing threw from cooldownSet for key 'openai' of client 'chat'; the call goes on");
+    }
+
+    @Test
     void keepsItsListenersWhenTheGivenListChangesAfterwards() {
         List<RetryListener> given = new ArrayList<>(List.of(this.recording));
         ContainedListener contained = new ContainedListener(given);
@@ -170,6 +183,11 @@ class ContainedListenerTests {
         @Override
         public void attemptDelayed(CooldownEvent event) {
             throw new IllegalStateException("attemptDelayed is broken");
+        }
+
+        @Override
+        public void cooldownSet(CooldownSetEvent event) {
+            throw new IllegalStateException("cooldownSet is broken");
         }
 
         @Override

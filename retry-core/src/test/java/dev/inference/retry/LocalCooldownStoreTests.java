@@ -88,4 +88,46 @@ class LocalCooldownStoreTests {
         assertThat(this.store.snapshot()).containsOnlyKeys("openai");
         assertThat(this.store).hasToString("LocalCooldownStore{openai=PT20S}");
     }
+
+    @Test
+    void keepsTheReasonOfTheCooldownInForce() {
+        this.store.coolDown("openai", Duration.ofSeconds(2), CooldownReason.RATE_LIMIT);
+
+        assertThat(this.store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+    }
+
+    @Test
+    void coolsDownForARetryAfterUnlessGivenAReason() {
+        this.store.coolDown("openai", Duration.ofSeconds(2));
+
+        assertThat(this.store.reason("openai")).contains(CooldownReason.RETRY_AFTER);
+    }
+
+    @Test
+    void takesTheReasonOfACooldownThatEndsLater() {
+        this.store.coolDown("openai", Duration.ofSeconds(2), CooldownReason.RETRY_AFTER);
+
+        this.store.coolDown("openai", Duration.ofSeconds(2).plusNanos(1), CooldownReason.RATE_LIMIT);
+
+        assertThat(this.store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+    }
+
+    @Test
+    void keepsTheReasonWhenACooldownThatEndsNoLaterIsAsked() {
+        this.store.coolDown("openai", Duration.ofSeconds(2), CooldownReason.RETRY_AFTER);
+
+        this.store.coolDown("openai", Duration.ofSeconds(2), CooldownReason.RATE_LIMIT);
+
+        assertThat(this.store.reason("openai")).contains(CooldownReason.RETRY_AFTER);
+    }
+
+    @Test
+    void hasNoReasonOnceTheCooldownEnded() {
+        this.store.coolDown("openai", Duration.ofSeconds(2), CooldownReason.RATE_LIMIT);
+
+        advance(Duration.ofSeconds(2));
+
+        assertThat(this.store.reason("openai")).isEmpty();
+        assertThat(this.store.reason("anthropic")).isEmpty();
+    }
 }

@@ -6,10 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
 import dev.inference.fixtures.RecordingListener;
+import dev.inference.fixtures.RecordingListener.CooldownSet;
 import dev.inference.fixtures.ScriptedClient;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RetrierTests {
 
@@ -155,5 +161,99 @@ class RetrierTests {
         retrier.firstAttemptSucceeded(Operation.INVOKE);
 
         assertThat(budget.tokens()).isEqualByComparingTo("9.5");
+    }
+
+    @Nested
+    class RateLimited {
+
+        private final AtomicLong nanos = new AtomicLong();
+
+        private final LocalCooldownStore store = LocalCooldownStore.withClock(this.nanos::get);
+
+        private final RecordingListener listener = new RecordingListener();
+
+        private Retrier.Builder cooled() {
+            return Retrier.builder(POLICY).name("chat").listener(this.listener).cooldown(this.store, "openai");
+        }
+
+        @Test
+        void coolsTheKeyUntilTheReset() {
+            Retrier retrier = cooled().build();
+
+            retrier.rateLimited(Duration.ofMillis(1500));
+
+            assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofMillis(1500));
+            assertThat(this.store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+        }
+
+        @Test
+        void tellsTheListenersOfTheCooldownItSet() {
+            cooled().build().rateLimited(Duration.ofSeconds(2));
+
+            assertThat(this.listener.calls()).containsExactly(new CooldownSet(
+                    new CooldownSetEvent("chat", "openai", Duration.ofSeconds(2), CooldownReason.RATE_LIMIT)));
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @CsvSource({ "PT5M,PT5M", "PT5M0.000000001S,PT5M", "PT1H,PT5M", "PT4M59.999999999S,PT4M59.999999999S" })
+        void capsTheCooldownAtFiveMinutes(Duration reset, Duration cooled) {
+            cooled().build().rateLimited(reset);
+
+            assertThat(this.store.remaining("openai")).isEqualTo(cooled);
+            assertThat(this.listener.calls()).containsExactly(new CooldownSet(
+                    new CooldownSetEvent("chat", "openai", cooled, CooldownReason.RATE_LIMIT)));
+        }
+
+        @Test
+        void neverShortensALongerCooldown() {
+            this.store.coolDown("openai", Duration.ofSeconds(20));
+
+            cooled().build().rateLimited(Duration.ofSeconds(2));
+
+            assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+            assertThat(this.store.reason("openai")).contains(CooldownReason.RETRY_AFTER);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = { "PT0S", "PT-1S" })
+        void coolsNothingForAResetThatIsNotAhead(String reset) {
+            cooled().build().rateLimited(Duration.parse(reset));
+
+            assertThat(this.store.remaining("openai")).isZero();
+            assertThat(this.listener.calls()).isEmpty();
+        }
+
+        @Test
+        void coolsNothingWhenRateLimitsAreNotHonoured() {
+            Retrier retrier = cooled().honourRateLimits(false).build();
+
+            retrier.rateLimited(Duration.ofSeconds(2));
+
+            assertThat(retrier.readsRateLimits()).isFalse();
+            assertThat(this.store.remaining("openai")).isZero();
+            assertThat(this.listener.calls()).isEmpty();
+        }
+
+        @Test
+        void readsRateLimitsOnlyWithAStore() {
+            assertThat(Retrier.builder(POLICY).build().readsRateLimits()).isFalse();
+            assertThat(Retrier.builder(POLICY).honourRateLimits(true).build().readsRateLimits()).isFalse();
+            assertThat(cooled().build().readsRateLimits()).isTrue();
+        }
+
+        @Test
+        void doesNothingWithoutAStore() {
+            Retrier retrier = Retrier.builder(POLICY).listener(this.listener).build();
+
+            retrier.rateLimited(Duration.ofSeconds(2));
+
+            assertThat(this.listener.calls()).isEmpty();
+        }
+
+        @Test
+        void refusesANullReset() {
+            assertThatNullPointerException().isThrownBy(() -> cooled().build().rateLimited(null))
+                .withMessage("resetIn must not be null");
+        }
     }
 }

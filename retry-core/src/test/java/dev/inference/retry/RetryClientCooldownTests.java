@@ -6,15 +6,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
+import dev.inference.fixtures.RecordingListener.CooldownSet;
 import dev.inference.fixtures.RecordingListener.Delayed;
 import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.fixtures.ScriptedReader;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import java.time.Duration;
@@ -22,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -137,6 +142,21 @@ class RetryClientCooldownTests {
         assertThat(this.store.remaining("openai")).isZero();
     }
 
+    @Test
+    void endsTheCallAtOnceAndCoolsNothingForAUsedUpQuota() {
+        QuotaExceededException quota = new QuotaExceededException(429, "insufficient_quota", "Check your billing.");
+        ScriptedClient inner = ScriptedClient.script().thenFail(quota).thenRespond("ok");
+
+        assertThatExceptionOfType(QuotaExceededException.class)
+            .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
+                .invoke(REQUEST, CallContext.background()))
+            .isSameAs(quota);
+        assertThat(inner.attempts()).isEqualTo(1);
+        assertThat(this.store.remaining("openai")).isZero();
+        assertThat(this.listener.calls()).containsExactly(
+                new Finished(new AttemptEvent("chat", Operation.INVOKE, 1, quota, false)));
+    }
+
     @ParameterizedTest(name = "deadline in {0} s")
     @ValueSource(ints = { 10, 20 })
     void failsAtOnceWhenTheDeadlineFallsInsideOrAtTheEndOfTheCooldown(int deadlineSeconds) {
@@ -189,4 +209,111 @@ class RetryClientCooldownTests {
             .isEqualTo(new Finished(new AttemptEvent("chat", Operation.INVOKE, 1, null, false)));
     }
 
+    @Nested
+    class RateLimitHeaders {
+
+        private final InferenceResponse exhausted = InferenceResponse.of("ok").withRateLimitedFor(Duration.ofSeconds(2));
+
+        @Test
+        void holdsTheAccountsOtherClientsOffUntilTheResetOfASuccessfulResponse() {
+            RetryClient first = RetryClient.of(ScriptedClient.script().then((context) -> this.exhausted),
+                    retrier("first", "openai").build());
+            RetryClient second = RetryClient.of(respondingAt(attemptTimes), retrier("second", "openai").build());
+
+            first.invoke(REQUEST, CallContext.background());
+            second.invoke(REQUEST, CallContext.background());
+
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusSeconds(2));
+            assertThat(listener.calls()).contains(new CooldownSet(
+                    new CooldownSetEvent("first", "openai", Duration.ofSeconds(2), CooldownReason.RATE_LIMIT)));
+        }
+
+        @Test
+        void holdsTheAccountOffAfterASuccessThatFollowedAFailure() {
+            ScriptedClient inner = ScriptedClient.script()
+                .thenFail(new NetworkException("reset", null))
+                .then((context) -> this.exhausted);
+
+            RetryClient.of(inner, retrier("chat", "openai").build()).invoke(REQUEST, CallContext.background());
+
+            assertThat(store.remaining("openai")).isEqualTo(Duration.ofSeconds(2));
+            assertThat(store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+        }
+
+        @Test
+        void holdsTheAccountOffUntilTheResetOfAnEstablishedStream() {
+            StreamReader reader = ScriptedReader.completing("Hel", "lo").rateLimitedFor(Duration.ofSeconds(3));
+            RetryClient client = RetryClient.of(ScriptedClient.script().thenOpen(reader),
+                    retrier("chat", "openai").build());
+
+            try (StreamReader stream = client.stream(REQUEST, CallContext.background())) {
+                assertThat(stream.rateLimitedFor()).contains(Duration.ofSeconds(3));
+            }
+
+            assertThat(store.remaining("openai")).isEqualTo(Duration.ofSeconds(3));
+        }
+
+        @Test
+        void holdsTheAccountOffUntilTheResetOfAPermanentFailure() {
+            ScriptedClient inner = ScriptedClient.script()
+                .thenFail(new HttpStatusException(400, "bad request", null, Duration.ofSeconds(4)));
+
+            assertThatExceptionOfType(HttpStatusException.class)
+                .isThrownBy(() -> RetryClient.of(inner, retrier("chat", "openai").build())
+                    .invoke(REQUEST, CallContext.background()));
+
+            assertThat(store.remaining("openai")).isEqualTo(Duration.ofSeconds(4));
+        }
+
+        @Test
+        void waitsForTheResetOfARetryableFailureBeforeItsRetry() {
+            ScriptedClient inner = ScriptedClient.script()
+                .thenFail(new HttpStatusException(503, "overloaded", null, Duration.ofSeconds(3)))
+                .then((context) -> {
+                    attemptTimes.add(clock.instant());
+                    return InferenceResponse.of("ok");
+                });
+
+            RetryClient.of(inner, retrier("chat", "openai").build()).invoke(REQUEST, CallContext.background());
+
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusSeconds(3));
+            assertThat(sleeper.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(2900));
+        }
+
+        @Test
+        void setsBothCooldownsOfAFailureWithARetryAfterAndAnExhaustedLimit() {
+            ScriptedClient inner = ScriptedClient.script()
+                .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(1), Duration.ofSeconds(6)))
+                .thenRespond("ok");
+
+            RetryClient.of(inner, retrier("chat", "openai").build()).invoke(REQUEST, CallContext.background());
+
+            assertThat(listener.calls()).filteredOn(CooldownSet.class::isInstance).containsExactly(
+                    new CooldownSet(new CooldownSetEvent("chat", "openai", Duration.ofSeconds(1),
+                            CooldownReason.RETRY_AFTER)),
+                    new CooldownSet(new CooldownSetEvent("chat", "openai", Duration.ofSeconds(6),
+                            CooldownReason.RATE_LIMIT)));
+            assertThat(clock.instant()).isEqualTo(MutableClock.START.plusSeconds(6));
+        }
+
+        @Test
+        void ignoresTheRateLimitWhenNotHonoured() {
+            RetryClient client = RetryClient.of(ScriptedClient.script().then((context) -> this.exhausted),
+                    retrier("chat", "openai").honourRateLimits(false).build());
+
+            client.invoke(REQUEST, CallContext.background());
+
+            assertThat(store.remaining("openai")).isZero();
+            assertThat(listener.calls()).noneMatch(CooldownSet.class::isInstance);
+        }
+
+        @Test
+        void returnsTheResponseWithItsRateLimit() {
+            RetryClient client = RetryClient.of(ScriptedClient.script().then((context) -> this.exhausted),
+                    Retrier.builder(THREE_ATTEMPTS).build());
+
+            assertThat(client.invoke(REQUEST, CallContext.background()).rateLimitedFor())
+                .contains(Duration.ofSeconds(2));
+        }
+    }
 }

@@ -5,6 +5,7 @@ import dev.inference.client.InferenceClient;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
 import dev.inference.sample.provider.FaultMix;
 import dev.inference.sample.provider.FlakyProvider;
+import dev.inference.sample.provider.RateLimit;
 import java.net.URI;
 import java.net.http.HttpClient;
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,7 +38,14 @@ class SampleConfiguration {
             throw new IllegalStateException("Invalid sample.provider.port: " + port
                     + " is not a port; set one from 1 to 65535, or 0 for any free port");
         }
-        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port);
+        RateLimit rateLimit;
+        try {
+            rateLimit = properties.getRateLimit().toRateLimit();
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException("Invalid sample.provider.rate-limit: " + ex.getMessage(), ex);
+        }
+        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port, rateLimit);
     }
 
     @Bean

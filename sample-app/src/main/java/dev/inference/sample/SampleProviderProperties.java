@@ -2,10 +2,12 @@ package dev.inference.sample;
 
 import dev.inference.sample.provider.FaultMix;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * The embedded flaky provider, started when {@code sample.inference.base-url} is not set.
+ * The embedded provider, started when {@code sample.inference.base-url} is not set: flaky, or
+ * rate-limited when {@code sample.provider.rate-limit.requests} is set.
  */
 @ConfigurationProperties("sample.provider")
 public class SampleProviderProperties {
@@ -35,6 +37,12 @@ public class SampleProviderProperties {
      * Fractions of requests to fail on purpose, by kind.
      */
     private final Faults faults = new Faults();
+
+    /**
+     * The rate-limited mode, in place of the faults: a limit of requests per window that every
+     * caller shares.
+     */
+    private final RateLimit rateLimit = new RateLimit();
 
     /**
      * Returns whether the embedded provider is started when no base URL is set.
@@ -115,6 +123,75 @@ public class SampleProviderProperties {
      */
     public Faults getFaults() {
         return this.faults;
+    }
+
+    /**
+     * Returns the rate-limited mode's settings.
+     *
+     * @return the settings, bound in place
+     */
+    public RateLimit getRateLimit() {
+        return this.rateLimit;
+    }
+
+    /**
+     * The rate-limited mode: the provider fails nothing on purpose, admits a fixed number of requests
+     * per window from every caller together, sends OpenAI's rate-limit headers with every answer and
+     * answers 429 with a Retry-After past the limit.
+     */
+    public static class RateLimit {
+
+        /**
+         * Requests admitted per window; unset for the flaky mode.
+         */
+        private @Nullable Integer requests;
+
+        /**
+         * Length of each window.
+         */
+        private Duration window = Duration.ofSeconds(1);
+
+        /**
+         * Returns the requests admitted per window.
+         *
+         * @return the limit, or {@code null} for the flaky mode
+         */
+        public @Nullable Integer getRequests() {
+            return this.requests;
+        }
+
+        /**
+         * Sets the requests admitted per window; at least 1, checked when the provider starts.
+         *
+         * @param requests the limit, or {@code null} for the flaky mode
+         */
+        public void setRequests(@Nullable Integer requests) {
+            this.requests = requests;
+        }
+
+        /**
+         * Returns the length of each window.
+         *
+         * @return the window
+         */
+        public Duration getWindow() {
+            return this.window;
+        }
+
+        /**
+         * Sets the length of each window; at least a millisecond, checked when the provider starts.
+         *
+         * @param window the window
+         */
+        public void setWindow(Duration window) {
+            this.window = window;
+        }
+
+        /** The limit, or {@code null} for the flaky mode. */
+        dev.inference.sample.provider.@Nullable RateLimit toRateLimit() {
+            return (this.requests != null) ? dev.inference.sample.provider.RateLimit.of(this.requests, this.window)
+                    : null;
+        }
     }
 
     /**

@@ -63,6 +63,19 @@ class AiChatIntegrationTests extends AgainstTheSample {
         }
 
         @Test
+        void answers502AtOnceWhenTheAccountsQuotaIsUsedUp() throws Exception {
+            provider.script(Outcome.QUOTA_EXCEEDED, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider quota exceeded", "status", 502,
+                    "detail", "You exceeded your current quota, please check your plan and billing details (simulated)",
+                    "instance", "/ai/chat", "providerStatus", 429));
+            assertThat(provider.requestCount()).isEqualTo(1);
+        }
+
+        @Test
         void answers503WithTheAttemptsOnceRetriesAreExhausted() throws Exception {
             provider.script(Outcome.UNAVAILABLE, Outcome.DROP, Outcome.SERVER_ERROR, Outcome.UNAVAILABLE,
                     Outcome.SUCCESS);

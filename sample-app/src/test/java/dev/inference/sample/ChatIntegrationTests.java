@@ -100,6 +100,20 @@ class ChatIntegrationTests extends AgainstTheSample {
         }
 
         @Test
+        void answers502AtOnceWhenTheAccountsQuotaIsUsedUp() throws Exception {
+            provider.script(Outcome.QUOTA_EXCEEDED, Outcome.SUCCESS);
+
+            HttpResponse<String> response = http.get("/chat?prompt=hi");
+
+            assertThat(response.statusCode()).isEqualTo(502);
+            assertThat(json(response)).isEqualTo(Map.of("title", "Provider quota exceeded", "status", 502,
+                    "detail", "You exceeded your current quota, please check your plan and billing details (simulated)",
+                    "instance", "/chat", "providerStatus", 429));
+            assertThat(provider.requestCount()).isEqualTo(1);
+            assertThat(waits.all()).isEmpty();
+        }
+
+        @Test
         void answers400WithoutAPrompt() throws Exception {
             HttpResponse<String> response = http.get("/chat");
 

@@ -75,6 +75,22 @@ class SampleConfigurationTests {
         }
 
         @Test
+        void startsTheProviderRateLimitedWhenAskedTo() {
+            runner.withPropertyValues("sample.provider.rate-limit.requests=20", "sample.provider.rate-limit.window=2s")
+                    .run((context) -> assertThat(context.getBean(FlakyProvider.class).toString())
+                            .endsWith(", rateLimit=20 requests per PT2S]"));
+        }
+
+        @Test
+        void failsOnARateLimitThatAdmitsNothing() {
+            runner.withPropertyValues("sample.provider.rate-limit.requests=0").run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                        "Invalid sample.provider.rate-limit: requests must be at least 1, was 0");
+            });
+        }
+
+        @Test
         void failsOnFaultFractionsAddingUpToMoreThanOne() {
             runner.withPropertyValues("sample.provider.faults.rate-limited=0.6", "sample.provider.faults.unavailable=0.6")
                     .run((context) -> {

@@ -6,7 +6,8 @@ import java.util.Optional;
  * Tells the retry what an exception thrown by a chat model's client means, by turning it into the
  * core's typed failure: an {@link dev.inference.failure.HttpStatusException} (the provider answered
  * with an error status, with the {@code Retry-After} it asked for, if any) or a
- * {@link dev.inference.failure.NetworkException} (the exchange failed before a complete answer). The
+ * {@link dev.inference.failure.NetworkException} (the exchange failed before a complete answer), or a
+ * {@link dev.inference.failure.QuotaExceededException} (the account's quota is used up: final). The
  * retry then classifies the typed failure as it classifies any other (see
  * {@link dev.inference.retry.Classification}): 408, 429, 500 to 599 and network failures are retried,
  * everything else is permanent.
@@ -42,8 +43,9 @@ public interface ChatModelFailureTranslator {
      * @return the typed failure that describes {@code failure}, with {@code failure} as its cause (so that
      *     a cancellation in the chain still ends the call, and so that listeners can reach the original):
      *     an {@link dev.inference.failure.HttpStatusException} with the provider's status, retried or not
-     *     as the status says, or a {@link dev.inference.failure.NetworkException}, always retried; or
-     *     empty when this translator does not know {@code failure}, to let the next one decide
+     *     as the status says, a {@link dev.inference.failure.NetworkException}, always retried, or a
+     *     {@link dev.inference.failure.QuotaExceededException}, never retried; or empty when this
+     *     translator does not know {@code failure}, to let the next one decide
      */
     Optional<RuntimeException> translate(Throwable failure);
 }

@@ -8,7 +8,11 @@ import com.anthropic.errors.BadRequestException;
 import com.anthropic.errors.InternalServerException;
 import com.anthropic.errors.SseException;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import dev.inference.retry.CooldownReason;
+import dev.inference.retry.LocalCooldownStore;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import okhttp3.Interceptor;
 import org.junit.jupiter.api.Nested;
@@ -18,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -109,6 +114,45 @@ class AnthropicChatModelRetryTests extends SseChatModelRetryContract {
         return java.util.stream.Stream.of(Arguments.of("the message started and a ping", AnthropicWire.start() + AnthropicWire.ping()),
                 Arguments.of("the first block opened, empty, and a ping",
                         AnthropicWire.start() + AnthropicWire.emptyTextBlockStart() + AnthropicWire.ping()));
+    }
+
+    /**
+     * The rate-limit headers Anthropic sends with every response, whose resets are instants: with a
+     * cool-down store, an exhausted limit cools the bean's key until its reset, measured from this
+     * host's clock.
+     */
+    @Nested
+    class RateLimitHeaders {
+
+        private final LocalCooldownStore store = LocalCooldownStore.create();
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = { "requests", "tokens", "input-tokens", "output-tokens" })
+        void coolsTheAccountUntilTheResetOfAnExhaustedLimit(String limit) {
+            String reset = DateTimeFormatter.ISO_INSTANT.format(Instant.now().plusSeconds(90));
+            provider.script(completion("Hello").withHeader("anthropic-ratelimit-" + limit + "-remaining", "0")
+                .withHeader("anthropic-ratelimit-" + limit + "-reset", reset)
+                .withHeader("anthropic-ratelimit-requests-limit", "50"));
+            runWith((retrier) -> retrier.cooldown(this.store, "anthropic"), (context) -> {
+                assertThat(chat(context).call("Hi")).isEqualTo("Hello");
+
+                assertThat(this.store.remaining("anthropic")).isGreaterThan(Duration.ofSeconds(80))
+                    .isLessThanOrEqualTo(Duration.ofSeconds(90));
+                assertThat(this.store.reason("anthropic")).contains(CooldownReason.RATE_LIMIT);
+            });
+        }
+
+        @Test
+        void leavesTheAccountAloneWhenTheResetHasPassed() {
+            String reset = DateTimeFormatter.ISO_INSTANT.format(Instant.now().minusSeconds(1));
+            provider.script(completion("Hello").withHeader("anthropic-ratelimit-requests-remaining", "0")
+                .withHeader("anthropic-ratelimit-requests-reset", reset));
+            runWith((retrier) -> retrier.cooldown(this.store, "anthropic"), (context) -> {
+                chat(context).call("Hi");
+
+                assertThat(this.store.remaining("anthropic")).isZero();
+            });
+        }
     }
 
     /** Anthropic opens every stream with message_start, an empty block and pings, before its content begins. */

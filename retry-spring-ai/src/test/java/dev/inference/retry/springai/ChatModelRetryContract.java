@@ -23,6 +23,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -267,10 +268,23 @@ public abstract class ChatModelRetryContract {
 
     /** Runs a test in a context this runner started, with the model's bean retried with three attempts. */
     public void runRetried(ApplicationContextRunner runner, ContextConsumer<AssertableApplicationContext> test) {
-        Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
+        runRetried(runner, UnaryOperator.identity(), test);
+    }
+
+    /**
+     * Runs a test against the provider, with the model's bean retried with three attempts and settings
+     * of the test's own, such as a cool-down store.
+     */
+    public void runWith(UnaryOperator<Retrier.Builder> settings, ContextConsumer<AssertableApplicationContext> test) {
+        runRetried(runnerAgainst(provider().port()), settings, test);
+    }
+
+    private void runRetried(ApplicationContextRunner runner, UnaryOperator<Retrier.Builder> settings,
+            ContextConsumer<AssertableApplicationContext> test) {
+        Retrier retrier = settings.apply(Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
             .name(beanName())
             .listener(this.events)
-            .observer(this.events)
+            .observer(this.events))
             .build();
         runner
             .withBean(ChatModelRetriers.class,
@@ -281,7 +295,7 @@ public abstract class ChatModelRetryContract {
             });
     }
 
-    private ChatModel chat(AssertableApplicationContext context) {
+    public ChatModel chat(AssertableApplicationContext context) {
         return context.getBean(beanName(), ChatModel.class);
     }
 

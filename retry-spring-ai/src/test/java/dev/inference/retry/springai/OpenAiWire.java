@@ -46,4 +46,11 @@ public final class OpenAiWire {
         return """
                 {"error":{"message":"%s","type":"%s","param":null,"code":null}}""".formatted(message, type);
     }
+
+    /** OpenAI's answer to a request of an account whose quota is used up, as its 429 body. */
+    public static String insufficientQuota(String message) {
+        return """
+                {"error":{"message":"%s","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"""
+            .formatted(message);
+    }
 }

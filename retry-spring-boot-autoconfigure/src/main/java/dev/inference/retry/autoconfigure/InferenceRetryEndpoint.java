@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.Backoff;
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -18,7 +20,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * The {@code inferenceretry} actuator endpoint: every retried {@code InferenceClient} bean, lazy ones
  * included, with its name, its effective policy and its delay schedule. A bean that is a
  * {@code RetryClient} of the application's own is described by its own name and policy, once it is
- * made.
+ * made. With a cool-down store, each client's provider account is shown with the cool-down in force,
+ * if any, and why it was set.
  *
  * <p>Durations are ISO-8601 strings ({@code "PT0.2S"}), the form {@link Duration#toString()} prints
  * and {@code inference.retry.*} accepts. The schedule has one row per retry, for the first
@@ -35,8 +38,11 @@ public class InferenceRetryEndpoint {
 
     private final RetriedClients clients;
 
-    InferenceRetryEndpoint(RetriedClients clients) {
+    private final ObjectProvider<CooldownStore> cooldownStore;
+
+    InferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore) {
         this.clients = clients;
+        this.cooldownStore = cooldownStore;
     }
 
     /**
@@ -47,7 +53,8 @@ public class InferenceRetryEndpoint {
     @ReadOperation
     public RetriedClientsDescriptor clients() {
         Map<String, ClientDescriptor> descriptors = new LinkedHashMap<>();
-        this.clients.clients().forEach((name, client) -> descriptors.put(name, describe(client)));
+        CooldownStore store = this.cooldownStore.getIfAvailable();
+        this.clients.clients().forEach((name, client) -> descriptors.put(name, describe(client, store)));
         return new RetriedClientsDescriptor(descriptors);
     }
 
@@ -60,10 +67,10 @@ public class InferenceRetryEndpoint {
     @ReadOperation
     public @Nullable ClientDescriptor client(@Selector String name) {
         RetriedClients.Retrying client = this.clients.clients().get(name);
-        return (client != null) ? describe(client) : null;
+        return (client != null) ? describe(client, this.cooldownStore.getIfAvailable()) : null;
     }
 
-    private static ClientDescriptor describe(RetriedClients.Retrying client) {
+    private static ClientDescriptor describe(RetriedClients.Retrying client, @Nullable CooldownStore store) {
         Policy policy = client.policy();
         int rows = Math.min(policy.maxAttempts() - 1, MAX_SCHEDULE_ROWS);
         List<RetryDescriptor> schedule = new ArrayList<>(rows);
@@ -77,7 +84,14 @@ public class InferenceRetryEndpoint {
         return new ClientDescriptor(client.name(), new PolicyDescriptor(policy.stableRetries(),
                 policy.stableDelay().toString(), policy.maxAttempts(), policy.maxDelay().toString()), schedule,
                 (budget != null) ? new BudgetDescriptor(budget.maxTokens(), budget.tokenRatio().toPlainString(),
-                        budget.tokens().toPlainString(), budget.allowsRetries()) : null);
+                        budget.tokens().toPlainString(), budget.allowsRetries()) : null,
+                (store != null) ? cooldown(store, client.cooldownKey()) : null);
+    }
+
+    private static CooldownDescriptor cooldown(CooldownStore store, String key) {
+        Duration remaining = store.remaining(key);
+        String reason = remaining.isZero() ? null : store.reason(key).map(RetryTags::reason).orElse(null);
+        return new CooldownDescriptor(key, remaining.toString(), reason);
     }
 
     /**
@@ -97,20 +111,46 @@ public class InferenceRetryEndpoint {
      * @param policy its effective policy
      * @param schedule its delays, one row per retry, at most {@value InferenceRetryEndpoint#MAX_SCHEDULE_ROWS}
      * @param budget its retry budget now, or {@code null} when it has none
+     * @param cooldown the cool-down of its provider account now, or {@code null} when no cool-down store
+     *     is configured
      */
     public record ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule,
-            @Nullable BudgetDescriptor budget) implements OperationResponseBody {
+            @Nullable BudgetDescriptor budget, @Nullable CooldownDescriptor cooldown) implements OperationResponseBody {
 
         /**
-         * Describes a client without a retry budget.
+         * Describes a client without a retry budget or a cool-down store.
          *
          * @param name the client's name
          * @param policy its effective policy
          * @param schedule its delays
          */
         public ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule) {
-            this(name, policy, schedule, null);
+            this(name, policy, schedule, null, null);
         }
+
+        /**
+         * Describes a client without a cool-down store.
+         *
+         * @param name the client's name
+         * @param policy its effective policy
+         * @param schedule its delays
+         * @param budget its retry budget now, or {@code null} when it has none
+         */
+        public ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule,
+                @Nullable BudgetDescriptor budget) {
+            this(name, policy, schedule, budget, null);
+        }
+    }
+
+    /**
+     * The cool-down of a client's provider account as it stands.
+     *
+     * @param key the provider account, shared by every client with the same key
+     * @param remaining how long the cool-down in force still lasts, ISO-8601; {@code PT0S} when none is
+     * @param reason why it was set, {@code retry_after} or {@code rate_limit}; {@code null} when none is
+     *     in force, or the store keeps no reasons
+     */
+    public record CooldownDescriptor(String key, String remaining, @Nullable String reason) {
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.CooldownStore;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,7 +21,7 @@ import org.springframework.context.annotation.Bean;
 public final class InferenceRetryEndpointAutoConfiguration {
 
     @Bean
-    InferenceRetryEndpoint inferenceRetryEndpoint(RetriedClients clients) {
-        return new InferenceRetryEndpoint(clients);
+    InferenceRetryEndpoint inferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore) {
+        return new InferenceRetryEndpoint(clients, cooldownStore);
     }
 }

@@ -252,7 +252,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     }
 
     /**
-     * Where the cool-downs that providers ask for with Retry-After are shared.
+     * Where the cool-downs that providers ask for, with Retry-After or their rate-limit headers, are
+     * shared.
      */
     public static class Cooldown {
 
@@ -267,6 +268,12 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
          * by default spring.application.name, or "default".
          */
         private @Nullable String namespace;
+
+        /**
+         * Whether a response whose rate-limit headers say that no requests or no tokens remain cools
+         * its bean's key until the reset, as a Retry-After does; applies only with a store.
+         */
+        private boolean rateLimitHeaders = true;
 
         /**
          * Returns where cool-downs are kept.
@@ -302,6 +309,24 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
          */
         public void setNamespace(@Nullable String namespace) {
             this.namespace = namespace;
+        }
+
+        /**
+         * Returns whether the providers' rate-limit headers cool a key down.
+         *
+         * @return {@code true} unless switched off
+         */
+        public boolean isRateLimitHeaders() {
+            return this.rateLimitHeaders;
+        }
+
+        /**
+         * Sets whether the providers' rate-limit headers cool a key down.
+         *
+         * @param rateLimitHeaders {@code false} to cool keys for Retry-After only
+         */
+        public void setRateLimitHeaders(boolean rateLimitHeaders) {
+            this.rateLimitHeaders = rateLimitHeaders;
         }
     }
 

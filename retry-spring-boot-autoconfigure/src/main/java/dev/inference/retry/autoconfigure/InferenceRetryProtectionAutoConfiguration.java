@@ -24,7 +24,9 @@ import org.springframework.util.StringUtils;
  * <li>a cool-down store ({@code inference.retry.cooldown.store}): {@code local} shares the
  * cool-downs that providers ask for between the wrapped beans of this application context;
  * {@code redis} shares them with every instance through the application's Redis, keys under
- * {@code inference.retry.cooldown.namespace} (by default {@code spring.application.name}).</li>
+ * {@code inference.retry.cooldown.namespace} (by default {@code spring.application.name}). With a
+ * store, a response whose rate-limit headers say the account's limit is exhausted cools the key until
+ * the reset, unless {@code inference.retry.cooldown.rate-limit-headers=false}.</li>
  * </ul>
  * {@code store=redis} without Spring Data Redis on the class path, or without a
  * {@link RedisConnectionFactory} bean, fails startup with a report naming
@@ -44,9 +46,11 @@ public final class InferenceRetryProtectionAutoConfiguration {
 
     @Bean
     RetryClientBuilderCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
-            ObjectProvider<CooldownStore> store) {
-        return (beanName, builder) -> store.ifAvailable((available) -> builder.cooldown(available,
-                clients.cooldownKeyFor(beanName)));
+            ObjectProvider<CooldownStore> store, InferenceRetryProperties properties) {
+        boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
+        return (beanName, builder) -> store.ifAvailable((available) -> builder
+            .cooldown(available, clients.cooldownKeyFor(beanName))
+            .honourRateLimits(rateLimitHeaders));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -2,6 +2,8 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.CooldownEvent;
+import dev.inference.retry.CooldownReason;
+import dev.inference.retry.CooldownSetEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryBudgetExhaustedException;
@@ -21,7 +23,8 @@ import java.util.concurrent.ConcurrentMap;
  * {@value #EXHAUSTED} per call that ended in an {@link ExhaustedException}, {@value #BUDGET_REFUSED} per
  * call that a retry budget ended (counted as exhausted too) and the timer {@value #BACKOFF} per scheduled
  * backoff wait, each tagged {@code client} and {@code operation}; {@value #COOLDOWN_WAITS} per attempt
- * that a shared cool-down delayed, tagged {@code client}.
+ * that a shared cool-down delayed, tagged {@code client}; {@value #COOLDOWN_SET} per cool-down a client
+ * set, tagged {@code client} and {@code reason} ({@code retry_after} or {@code rate_limit}).
  *
  * <p>One instance serves any number of clients, looking the event's client up at every event.
  * {@link #forClient(String)} gives one client's listener, its meters resolved once, so that a successful
@@ -47,6 +50,9 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
     /** The name of the counter of attempts that a shared cool-down delayed. */
     public static final String COOLDOWN_WAITS = "inference.retry.cooldown.waits";
+
+    /** The name of the counter of the cool-downs that this instance's clients set. */
+    public static final String COOLDOWN_SET = "inference.retry.cooldown.set";
 
     /** The name of the counter of failed exchanges with the Redis cool-down store. */
     public static final String COOLDOWN_ERRORS = "inference.retry.cooldown.errors";
@@ -129,6 +135,16 @@ public final class MeterRetryListener implements PerClientRetryListener {
         cooldownWaits(this.registry, event.client()).increment();
     }
 
+    /**
+     * Counts the cool-down in {@value #COOLDOWN_SET}, under its client and reason.
+     *
+     * @param event the cool-down set
+     */
+    @Override
+    public void cooldownSet(CooldownSetEvent event) {
+        cooldownSet(this.registry, event.client(), event.reason()).increment();
+    }
+
     private ClientMeters meters(String client) {
         // get() first: computeIfAbsent would allocate its capturing lambda on every event.
         ClientMeters meters = this.clients.get(client);
@@ -150,14 +166,18 @@ public final class MeterRetryListener implements PerClientRetryListener {
     }
 
     /**
-     * Registers at zero the meter of the attempts that a shared cool-down delayed for a client,
-     * {@value #COOLDOWN_WAITS}. Idempotent.
+     * Registers at zero the meters of a client's shared cool-down: {@value #COOLDOWN_WAITS}, the
+     * attempts a cool-down delayed, and {@value #COOLDOWN_SET}, the cool-downs it set, per reason.
+     * Idempotent.
      *
-     * @param registry where the meter is registered
+     * @param registry where the meters are registered
      * @param client the client's name
      */
     public static void registerCooldownMeters(MeterRegistry registry, String client) {
         cooldownWaits(registry, client);
+        for (CooldownReason reason : CooldownReason.values()) {
+            cooldownSet(registry, client, reason);
+        }
     }
 
     private static Counter budgetRefused(MeterRegistry registry, String client, Operation operation) {
@@ -165,6 +185,15 @@ public final class MeterRetryListener implements PerClientRetryListener {
             .description("Calls of a retrying inference client that its retry budget ended by refusing a retry")
             .tag("client", client)
             .tag("operation", RetryTags.operation(operation))
+            .register(registry);
+    }
+
+    private static Counter cooldownSet(MeterRegistry registry, String client, CooldownReason reason) {
+        return Counter.builder(COOLDOWN_SET)
+            .description("Cool-downs that a retrying inference client set for its provider account: for a "
+                    + "Retry-After, or for rate-limit headers that said no requests or tokens remain")
+            .tag("client", client)
+            .tag("reason", RetryTags.reason(reason))
             .register(registry);
     }
 
@@ -222,6 +251,11 @@ public final class MeterRetryListener implements PerClientRetryListener {
         @Override
         public void attemptDelayed(CooldownEvent event) {
             this.all.attemptDelayed(event);
+        }
+
+        @Override
+        public void cooldownSet(CooldownSetEvent event) {
+            this.all.cooldownSet(event);
         }
 
         private ClientMeters metersOf(String client) {

@@ -380,7 +380,8 @@ final class RetriedClients implements SmartInitializingSingleton {
      */
     void made(String beanName, Retrier retrier) {
         if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
-            this.made.put(beanName, new Retrying(retrier.name(), retrier.policy(), retrier.budget().orElse(null)));
+            this.made.put(beanName, new Retrying(retrier.name(), retrier.policy(), retrier.budget().orElse(null),
+                    retrier.cooldownKey()));
         }
     }
 
@@ -403,7 +404,7 @@ final class RetriedClients implements SmartInitializingSingleton {
         for (String name : names) {
             Retrying retrying = made.get(name);
             if (retrying == null && this.policies.containsKey(name)) {
-                retrying = new Retrying(name, this.policies.get(name), this.budgets.get(name));
+                retrying = new Retrying(name, this.policies.get(name), this.budgets.get(name), cooldownKeyFor(name));
             }
             if (retrying != null) {
                 clients.put(name, retrying);
@@ -446,7 +447,8 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param name the client's name, which its events and meters carry
      * @param policy its policy
      * @param budget its retry budget, or {@code null} when it has none
+     * @param cooldownKey the provider account whose cool-down it shares, when a store is configured
      */
-    record Retrying(String name, Policy policy, @Nullable RetryBudget budget) {
+    record Retrying(String name, Policy policy, @Nullable RetryBudget budget, String cooldownKey) {
     }
 }

@@ -3,11 +3,13 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.Classification;
+import dev.inference.retry.CooldownReason;
 import dev.inference.retry.Operation;
 
 /**
  * The tag values that the starter's meters and observations share, so that a dashboard can join
- * them: the {@code operation}, {@code outcome} and {@code error} of an attempt.
+ * them: the {@code operation}, {@code outcome} and {@code error} of an attempt, and the
+ * {@code reason} of a cool-down.
  */
 public final class RetryTags {
 
@@ -54,7 +56,8 @@ public final class RetryTags {
     /**
      * Returns the {@code error} tag of a failure, read from the {@link Classification} of its cause
      * chain, the one walk that also decides whether it is retried: {@code cancelled},
-     * {@code deadline} or {@code shutdown} for the first such case in the chain, the simple class
+     * {@code deadline}, {@code shutdown} or {@code quota} (a used-up quota) for the first such case in
+     * the chain, the simple class
      * name of an {@code ExhaustedException} found there; failing those, {@code network} or
      * {@code http_<status>} for the first typed failure; failing that, the failure's own simple class
      * name.
@@ -69,10 +72,21 @@ public final class RetryTags {
             case CANCELLED -> "cancelled";
             case DEADLINE -> "deadline";
             case SHUTDOWN -> "shutdown";
+            case QUOTA -> "quota";
             case NETWORK -> "network";
             case HTTP_STATUS -> "http_" + ((HttpStatusException) deciding).status();
             case EXHAUSTED, UNTYPED -> className(deciding);
         };
+    }
+
+    /**
+     * Returns the {@code reason} tag of a cool-down.
+     *
+     * @param reason why the cool-down was set
+     * @return {@code retry_after} or {@code rate_limit}
+     */
+    public static String reason(CooldownReason reason) {
+        return (reason == CooldownReason.RETRY_AFTER) ? "retry_after" : "rate_limit";
     }
 
     private static String className(Throwable failure) {

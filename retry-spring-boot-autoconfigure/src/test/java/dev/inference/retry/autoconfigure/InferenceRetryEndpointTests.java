@@ -3,9 +3,14 @@ package dev.inference.retry.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.client.InferenceClient;
+import dev.inference.retry.CooldownReason;
+import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.ClientDescriptor;
+import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.CooldownDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.PolicyDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RetryDescriptor;
+import java.time.Duration;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -115,6 +120,47 @@ class InferenceRetryEndpointTests {
     void isAbsentWhenNotExposed() {
         this.runner.withPropertyValues("management.endpoints.web.exposure.include=health")
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(InferenceRetryEndpoint.class));
+    }
+
+    @Nested
+    class Cooldowns {
+
+        private final ApplicationContextRunner cooled = runner
+            .withConfiguration(AutoConfigurations.of(InferenceRetryProtectionAutoConfiguration.class))
+            .withPropertyValues("inference.retry.cooldown.store=local", "inference.retry.clients.local.cooldown-key=account");
+
+        @Test
+        void showEachClientsKeyWithNoCooldownInForce() {
+            cooled.run((context) -> {
+                InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+                assertThat(endpoint.client("openai").cooldown()).isEqualTo(new CooldownDescriptor("openai", "PT0S", null));
+                assertThat(endpoint.client("local").cooldown()).isEqualTo(new CooldownDescriptor("account", "PT0S", null));
+            });
+        }
+
+        @Test
+        void showTheCooldownInForceAndWhy() {
+            cooled.run((context) -> {
+                LocalCooldownStore store = context.getBean(LocalCooldownStore.class);
+                store.coolDown("openai", Duration.ofMinutes(2), CooldownReason.RATE_LIMIT);
+                store.coolDown("account", Duration.ofMinutes(2));
+
+                InferenceRetryEndpoint endpoint = context.getBean(InferenceRetryEndpoint.class);
+
+                assertThat(endpoint.client("openai").cooldown()).satisfies((cooldown) -> {
+                    assertThat(cooldown.key()).isEqualTo("openai");
+                    assertThat(Duration.parse(cooldown.remaining())).isBetween(Duration.ofSeconds(90), Duration.ofMinutes(2));
+                    assertThat(cooldown.reason()).isEqualTo("rate_limit");
+                });
+                assertThat(endpoint.clients().clients().get("local").cooldown().reason()).isEqualTo("retry_after");
+            });
+        }
+
+        @Test
+        void showNoCooldownWithoutAStore() {
+            runner.run((context) -> assertThat(context.getBean(InferenceRetryEndpoint.class).client("openai").cooldown())
+                .isNull());
+        }
     }
 
     /** The shared eager {@code openai} and lazy {@code local} clients, and {@code off}, which is not retried. */

@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 import dev.inference.client.InferenceClient;
@@ -301,11 +302,36 @@ class InferenceRetryMetricsAutoConfigurationTests {
         }
 
         @Test
+        void registerTheCooldownsSetAtZeroPerReasonWhereAStoreIsOn() {
+            protectedRunner.withPropertyValues("inference.retry.cooldown.store=local").run((context) -> {
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get(MeterRetryListener.COOLDOWN_SET).tag("client", "openai").counters())
+                    .extracting((counter) -> counter.getId().getTag("reason"), Counter::count)
+                    .containsExactlyInAnyOrder(tuple("retry_after", 0.0), tuple("rate_limit", 0.0));
+            });
+        }
+
+        @Test
+        void countTheCooldownsSetByReason() {
+            protectedRunner.withPropertyValues("inference.retry.cooldown.store=local").run((context) -> {
+                context.getBean(Script.class)
+                    .failNext(new HttpStatusException(503, "busy", Duration.ofMillis(1), Duration.ofMillis(2)));
+                context.getBean("openai", InferenceClient.class).invoke(REQUEST);
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                assertThat(registry.get(MeterRetryListener.COOLDOWN_SET).tags("client", "openai", "reason", "retry_after")
+                    .counter().count()).isEqualTo(1);
+                assertThat(registry.get(MeterRetryListener.COOLDOWN_SET).tags("client", "openai", "reason", "rate_limit")
+                    .counter().count()).isEqualTo(1);
+            });
+        }
+
+        @Test
         void registerNoBudgetOrCooldownMeterWhenNeitherIsOn() {
             protectedRunner.run((context) -> {
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
                 assertThat(registry.find(MeterRetryListener.BUDGET_REFUSED).meters()).isEmpty();
                 assertThat(registry.find(MeterRetryListener.COOLDOWN_WAITS).meters()).isEmpty();
+                assertThat(registry.find(MeterRetryListener.COOLDOWN_SET).meters()).isEmpty();
             });
         }
     }

@@ -59,6 +59,6 @@ class InferenceRetryPropertiesTests {
                     && property.containsKey("defaultValue"))
             .extracting((property) -> property.get("name") + " = " + property.get("defaultValue"))
             .containsExactlyInAnyOrder("inference.retry.enabled = true", "inference.retry.observations.enabled = false",
-                    "inference.retry.spring-ai.enabled = true");
+                    "inference.retry.spring-ai.enabled = true", "inference.retry.cooldown.rate-limit-headers = true");
     }
 }

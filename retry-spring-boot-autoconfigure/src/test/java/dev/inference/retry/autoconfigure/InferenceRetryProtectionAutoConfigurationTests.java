@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.retry.CooldownReason;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.LocalCooldownStore;
@@ -178,6 +179,41 @@ class InferenceRetryProtectionAutoConfigurationTests {
                     assertThat(context.getBean(LocalCooldownStore.class).remaining("account"))
                         .isGreaterThan(Duration.ofSeconds(20));
                 });
+        }
+
+        @Test
+        void readsTheRateLimitHeadersWhereAStoreIsOn() {
+            runner.withPropertyValues("inference.retry.cooldown.store=local")
+                .run((context) -> assertThat(client(context, "openai").retrier().readsRateLimits()).isTrue());
+        }
+
+        @Test
+        void readsNoRateLimitHeadersWhenSwitchedOff() {
+            runner.withPropertyValues("inference.retry.cooldown.store=local",
+                    "inference.retry.cooldown.rate-limit-headers=false")
+                .run((context) -> {
+                    assertThat(client(context, "openai").retrier().readsRateLimits()).isFalse();
+                    assertThat(client(context, "openai").retrier().cooldownStore()).isPresent();
+                });
+        }
+
+        @Test
+        void readsNoRateLimitHeadersWithoutAStore() {
+            runner.run((context) -> assertThat(client(context, "openai").retrier().readsRateLimits()).isFalse());
+        }
+
+        @Test
+        void coolsTheAccountForARateLimitedResponse() {
+            runner.withPropertyValues("inference.retry.cooldown.store=local").run((context) -> {
+                context.getBean(Script.class)
+                    .failNext(new HttpStatusException(400, "bad", null, Duration.ofSeconds(30)));
+                assertThatExceptionOfType(HttpStatusException.class)
+                    .isThrownBy(() -> context.getBean("openai", InferenceClient.class).invoke(REQUEST));
+
+                LocalCooldownStore store = context.getBean(LocalCooldownStore.class);
+                assertThat(store.remaining("openai")).isGreaterThan(Duration.ofSeconds(20));
+                assertThat(store.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+            });
         }
 
         @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
@@ -57,6 +58,12 @@ class MeterRetryListenerTests {
         void namesAShutdown() {
             assertThat(RetryTags.error(new NetworkException("reset", new ShutdownException("going away"))))
                 .isEqualTo("shutdown");
+        }
+
+        @Test
+        void namesAUsedUpQuotaBeneathTheSdksException() {
+            assertThat(RetryTags.error(new IllegalStateException("429: quota",
+                    new QuotaExceededException(429, "insufficient_quota", "Check your billing.")))).isEqualTo("quota");
         }
 
         @Test

@@ -2,6 +2,8 @@ package dev.inference.sample.openai;
 
 import dev.inference.client.InferenceRequest;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ProviderErrorTypes;
+import dev.inference.failure.QuotaExceededException;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
@@ -88,6 +90,25 @@ final class ChatCompletions {
         }
         return error.path("code").stringValueOpt().or(() -> error.path("type").stringValueOpt())
                 .filter((code) -> ERROR_CODE.matcher(code).matches());
+    }
+
+    /**
+     * Reads an error body that says the account's quota is used up, as
+     * {@link ProviderErrorTypes#quotaExceeded} decides by its {@code type} or {@code code}.
+     *
+     * @return the failure, whose message is the provider's own (a quota's message quotes no request),
+     *     or empty for any other body
+     */
+    Optional<QuotaExceededException> quotaExceeded(int status, byte[] body) {
+        JsonNode error;
+        try {
+            error = this.mapper.readTree(body).path("error");
+        }
+        catch (JacksonException ex) {
+            return Optional.empty();
+        }
+        return ProviderErrorTypes.quotaExceeded(status, error.path("type").stringValueOpt().orElse(null),
+                error.path("code").stringValueOpt().orElse(null), error.path("message").stringValueOpt().orElse(null));
     }
 
     private JsonNode parse(byte[] body, String failure) {

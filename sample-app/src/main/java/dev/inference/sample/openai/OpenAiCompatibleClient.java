@@ -10,6 +10,8 @@ import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
+import dev.inference.failure.RateLimitHeaders;
 import dev.inference.failure.RetryAfter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -52,7 +55,9 @@ import org.jspecify.annotations.Nullable;
  * delay, read by {@link RetryAfter#fromHeaders} from {@code retry-after-ms} (milliseconds) or else
  * {@code Retry-After} (seconds or an HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
  * and closed; only its {@code error.code} (or {@code error.type})
- * identifier goes into the message.</li>
+ * identifier goes into the message. A 429 whose error's {@code code} (or {@code type}) says the
+ * account's quota is used up ({@code insufficient_quota}) is a {@link QuotaExceededException} instead,
+ * with the provider's message: final, since no wait mends it.</li>
  * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
  * {@link CancellationException}. Its deadline passing: the same, with a
  * {@link DeadlineExceededException}. A context that is already done fails the call with its
@@ -79,6 +84,14 @@ import org.jspecify.annotations.Nullable;
  * like any body that did not arrive as expected; a final failure after content), so that one
  * endless line cannot exhaust the memory. An {@link Error} while the stream is established
  * withdraws the attempt's cancellation and deadline hooks and closes the body before it goes on.
+ *
+ * <h2>Rate limits</h2>
+ * Every answer's OpenAI rate-limit headers ({@code x-ratelimit-remaining-requests} with
+ * {@code x-ratelimit-reset-requests}, and the same for tokens) are read with
+ * {@link RateLimitHeaders#OPENAI}: when a limit is at zero, the response, the stream's reader or the
+ * {@link HttpStatusException} says for how long ({@code rateLimitedFor()}), so that a retrying
+ * decorator with a shared cool-down holds every caller of the account off until the reset. A used-up
+ * quota's 429 says nothing of it: no wait mends that.
  *
  * <h2>Credentials</h2>
  * The context's {@link Authorizer} is asked once per call, just before the request is built, and
@@ -171,7 +184,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             guard.abortFailure(null).ifPresent((aborted) -> {
                 throw aborted;
             });
-            return InferenceResponse.of(this.json.content(body));
+            InferenceResponse answer = InferenceResponse.of(this.json.content(body));
+            return rateLimitedFor(response.headers()).map(answer::withRateLimitedFor).orElse(answer);
         }
     }
 
@@ -190,7 +204,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         AttemptGuard guard = AttemptGuard.start(context);
         SseStreamReader reader;
         try {
-            reader = new SseStreamReader(exchange(request, true, context.authorizer(), guard).body(), guard, this.json);
+            HttpResponse<InputStream> response = exchange(request, true, context.authorizer(), guard);
+            reader = new SseStreamReader(response.body(), guard, this.json, rateLimitedFor(response.headers()).orElse(null));
         }
         catch (RuntimeException | Error ex) {
             guard.close();
@@ -220,7 +235,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
         if (response.statusCode() / 100 != 2) {
-            HttpStatusException status = statusFailure(response);
+            RuntimeException status = statusFailure(response);
             // An abort closes the error body, which then reads as cut short: the caller gave up,
             // and a retryable status in its place would be retried or end in exhaustion instead.
             throw guard.abortFailure(status).orElse(status);
@@ -316,7 +331,7 @@ public final class OpenAiCompatibleClient implements InferenceClient {
                 : new NetworkException("The request failed before the provider's response arrived", cause);
     }
 
-    private HttpStatusException statusFailure(HttpResponse<InputStream> response) {
+    private RuntimeException statusFailure(HttpResponse<InputStream> response) {
         int status = response.statusCode();
         HttpHeaders headers = response.headers();
         Duration retryAfter = RetryAfter.fromHeaders((name) -> headers.firstValue(name).orElse(null), this.clock)
@@ -333,9 +348,20 @@ public final class OpenAiCompatibleClient implements InferenceClient {
             });
             errorBody = new byte[0];
         }
+        // A used-up quota answers 429 like a rate limit, but no wait mends it.
+        Optional<QuotaExceededException> quota = (status == 429) ? this.json.quotaExceeded(status, errorBody)
+                : Optional.empty();
+        if (quota.isPresent()) {
+            return quota.get();
+        }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");
         return new HttpStatusException(status, "The provider answered " + status + code + " to POST "
-                + CHAT_COMPLETIONS_PATH, retryAfter);
+                + CHAT_COMPLETIONS_PATH, retryAfter, rateLimitedFor(headers).orElse(null));
+    }
+
+    /** What OpenAI's rate-limit headers say, which every answer carries, failed or not. */
+    private Optional<Duration> rateLimitedFor(HttpHeaders headers) {
+        return RateLimitHeaders.OPENAI.exhaustedFor((name) -> headers.firstValue(name).orElse(null), this.clock);
     }
 
     private static void closeQuietly(InputStream body) {

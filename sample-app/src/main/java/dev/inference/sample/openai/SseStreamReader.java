@@ -6,6 +6,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.NetworkException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -55,7 +56,11 @@ final class SseStreamReader implements StreamReader {
 
     private @Nullable StreamEvent pending;
 
-    SseStreamReader(InputStream body, AttemptGuard guard, ChatCompletions json) {
+    /** What the rate-limit headers of the response that opened the stream said, if anything. */
+    private final @Nullable Duration rateLimitedFor;
+
+    SseStreamReader(InputStream body, AttemptGuard guard, ChatCompletions json, @Nullable Duration rateLimitedFor) {
+        this.rateLimitedFor = rateLimitedFor;
         this.body = body;
         this.lines = new SseLines(body, MAX_LINE_BYTES);
         this.guard = guard;
@@ -103,6 +108,11 @@ final class SseStreamReader implements StreamReader {
         }
         this.pending = null;
         return event;
+    }
+
+    @Override
+    public Optional<Duration> rateLimitedFor() {
+        return Optional.ofNullable(this.rateLimitedFor);
     }
 
     @Override

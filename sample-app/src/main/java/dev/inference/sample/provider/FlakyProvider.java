@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -30,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An OpenAI-compatible provider on a port of 127.0.0.1, ephemeral unless one is given, that fails
@@ -43,6 +45,10 @@ import org.apache.commons.logging.LogFactory;
  * ways real providers do: reset a connection before answering, or cut a stream after a few chunks.
  * It records every request it reads, body and headers byte for byte, so tests can count attempts
  * and check that a retry sent exactly the same body.
+ *
+ * <p>In its rate-limited mode ({@link #start(FaultMix, long, Duration, int, RateLimit)}) it fails
+ * nothing on purpose: it admits a fixed number of requests per window, shared by every caller, tells
+ * what is left with OpenAI's rate-limit headers on every answer, and answers 429 past the limit.
  *
  * <p>Thread-safe. {@linkplain #close() Closing} it stops it and drops every open connection.
  */
@@ -65,6 +71,9 @@ public final class FlakyProvider implements AutoCloseable {
 
     private final Duration retryAfter;
 
+    /** The limit of requests per window in the rate-limited mode, or {@code null} in the flaky one. */
+    private final @Nullable RateLimit rateLimit;
+
     private final Completions completions = new Completions();
 
     private final Queue<Outcome> script = new ConcurrentLinkedQueue<>();
@@ -77,9 +86,11 @@ public final class FlakyProvider implements AutoCloseable {
 
     private final ExecutorService workers;
 
-    private FlakyProvider(ServerSocket server, FaultMix faults, long seed, Duration retryAfter) {
+    private FlakyProvider(ServerSocket server, FaultMix faults, long seed, Duration retryAfter,
+            @Nullable RateLimit rateLimit) {
         this.server = server;
         this.faults = faults;
+        this.rateLimit = rateLimit;
         // SplittableRandom mixes its seed, so that neighbouring seeds give unrelated runs.
         this.random = new SplittableRandom(seed);
         this.retryAfter = retryAfter;
@@ -122,6 +133,30 @@ public final class FlakyProvider implements AutoCloseable {
      * @throws UncheckedIOException if the port cannot be opened, as when another process holds it
      */
     public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter, int port) {
+        return start(faults, seed, retryAfter, port, null);
+    }
+
+    /**
+     * Starts a provider on a given port of 127.0.0.1, flaky or, with a rate limit, rate-limited: it
+     * then answers every request within the limit (scripted outcomes still come first), with OpenAI's
+     * rate-limit headers ({@code x-ratelimit-limit-requests}, {@code x-ratelimit-remaining-requests},
+     * {@code x-ratelimit-reset-requests}) on every answer, and every request past it with a 429 whose
+     * {@code Retry-After} and {@code retry-after-ms} ask for the time until the next window; the fault
+     * mix and {@code retryAfter} are then not used.
+     *
+     * @param faults the fractions of requests to fail when nothing is scripted, in the flaky mode
+     * @param seed the seed of the generator that draws each request's outcome
+     * @param retryAfter the delay a 429 of the flaky mode asks for
+     * @param port the port to listen on, from 1 to 65535, or 0 for an ephemeral one
+     * @param rateLimit the limit that every caller shares, or {@code null} for the flaky mode
+     * @return the running provider
+     * @throws NullPointerException if {@code faults} or {@code retryAfter} is {@code null}
+     * @throws IllegalArgumentException if {@code retryAfter} is shorter than a millisecond, or
+     *     {@code port} is outside 0 to 65535
+     * @throws UncheckedIOException if the port cannot be opened, as when another process holds it
+     */
+    public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter, int port,
+            @Nullable RateLimit rateLimit) {
         Objects.requireNonNull(faults, "faults must not be null");
         Objects.requireNonNull(retryAfter, "retryAfter must not be null");
         if (retryAfter.toMillis() < 1) {
@@ -139,7 +174,7 @@ public final class FlakyProvider implements AutoCloseable {
             String which = (port != 0) ? "port " + port + " of 127.0.0.1" : "a loopback port";
             throw new UncheckedIOException("Could not open " + which + " for the embedded provider", ex);
         }
-        FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter);
+        FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter, rateLimit);
         provider.workers.execute(provider::accept);
         return provider;
     }
@@ -236,7 +271,7 @@ public final class FlakyProvider implements AutoCloseable {
                 request = Wire.readRequest(in);
             }
             catch (Wire.MalformedRequestException ex) {
-                sendError(out, 400, "Bad Request", ex.reason(), "invalid_request_error", "malformed_http");
+                sendError(out, 400, "Bad Request", ex.reason(), "invalid_request_error", "malformed_http", Map.of(), null);
                 return;
             }
             if (request == null) {
@@ -245,21 +280,24 @@ public final class FlakyProvider implements AutoCloseable {
             this.requests.add(request);
             if (!request.method().equals("POST") || !request.path().equals("/v1/chat/completions")) {
                 sendError(out, 404, "Not Found", "Only POST /v1/chat/completions is served", "invalid_request_error",
-                        "unknown_url");
+                        "unknown_url", Map.of(), null);
                 return;
             }
             Optional<Completions.Chat> chat = this.completions.readChat(request.body());
             if (chat.isEmpty()) {
                 sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
-                        "invalid_request_error", "invalid_body");
+                        "invalid_request_error", "invalid_body", Map.of(), null);
                 return;
             }
-            Outcome outcome = nextOutcome();
+            RateLimit.@Nullable Window window = (this.rateLimit != null) ? this.rateLimit.admit() : null;
+            Outcome outcome = (window != null && !window.admitted()) ? Outcome.RATE_LIMITED : nextOutcome();
             if (logger.isInfoEnabled()) {
                 logger.info("Embedded provider: request " + this.requests.size() + " ("
-                        + (chat.get().stream() ? "stream" : "unary") + ") -> " + outcome);
+                        + (chat.get().stream() ? "stream" : "unary") + ") -> " + outcome
+                        + ((window != null) ? " (" + window.remaining() + " of " + window.limit() + " left, reset in "
+                                + goDuration(window.resetIn()) + ")" : ""));
             }
-            answer(socket, in, out, chat.get(), outcome);
+            answer(socket, in, out, chat.get(), outcome, window);
         }
         catch (IOException ex) {
             // The client went away or the provider is stopping: nobody is left to answer.
@@ -268,7 +306,10 @@ public final class FlakyProvider implements AutoCloseable {
 
     private Outcome nextOutcome() {
         Outcome scripted = this.script.poll();
-        return (scripted != null) ? scripted : this.faults.pick(draw());
+        if (scripted != null) {
+            return scripted;
+        }
+        return (this.rateLimit != null) ? Outcome.SUCCESS : this.faults.pick(draw());
     }
 
     private double draw() {
@@ -277,24 +318,28 @@ public final class FlakyProvider implements AutoCloseable {
         }
     }
 
-    private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome)
-            throws IOException {
+    private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome,
+            RateLimit.@Nullable Window window) throws IOException {
+        Map<String, String> limits = rateLimitHeaders(window);
         switch (outcome) {
-            case SUCCESS -> sendCompletion(out, chat, false);
+            case SUCCESS -> sendCompletion(out, chat, false, limits);
             case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
-                    "requests", "rate_limit_exceeded");
+                    "requests", "rate_limit_exceeded", limits, (window != null) ? window.resetIn() : this.retryAfter);
+            case QUOTA_EXCEEDED -> sendError(out, 429, "Too Many Requests", "You exceeded your current quota, please "
+                    + "check your plan and billing details (simulated)", "insufficient_quota", "insufficient_quota",
+                    limits, this.retryAfter);
             case UNAVAILABLE -> sendError(out, 503, "Service Unavailable", "The engine is overloaded (simulated)",
-                    "server_error", "overloaded");
+                    "server_error", "overloaded", limits, null);
             case SERVER_ERROR -> sendError(out, 500, "Internal Server Error", "The server had an error (simulated)",
-                    "server_error", "internal_error");
+                    "server_error", "internal_error", limits, null);
             case BAD_REQUEST -> sendError(out, 400, "Bad Request", "The request was refused (scripted)",
-                    "invalid_request_error", "scripted_bad_request");
+                    "invalid_request_error", "scripted_bad_request", limits, null);
             case DROP -> {
                 // SO_LINGER 0 turns close() into a reset: the client sees "connection reset".
                 socket.setSoLinger(true, 0);
                 socket.close();
             }
-            case CUT -> sendCompletion(out, chat, true);
+            case CUT -> sendCompletion(out, chat, true, limits);
             case STALL -> {
                 socket.setSoTimeout(0);
                 // Answer nothing; return once the client closes the connection or the provider stops.
@@ -305,21 +350,22 @@ public final class FlakyProvider implements AutoCloseable {
         }
     }
 
-    private void sendCompletion(OutputStream out, Completions.Chat chat, boolean cut) throws IOException {
+    private void sendCompletion(OutputStream out, Completions.Chat chat, boolean cut, Map<String, String> limits)
+            throws IOException {
         String id = "chatcmpl-" + this.completionIds.incrementAndGet();
         if (!chat.stream()) {
             byte[] body = this.completions.completion(chat, id);
             if (!cut) {
-                Wire.writeResponse(out, 200, "OK", Map.of(), "application/json", body);
+                Wire.writeResponse(out, 200, "OK", limits, "application/json", body);
                 return;
             }
-            Wire.writeHead(out, 200, "OK", headers("Content-Type", "application/json", "Content-Length",
+            Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "application/json", "Content-Length",
                     Integer.toString(body.length)));
             out.write(body, 0, body.length / 2);
             out.flush();
             return;
         }
-        Wire.writeHead(out, 200, "OK", headers("Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
+        Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
         sendEvent(out, this.completions.roleChunk(chat, id));
         List<String> chunks = chat.chunks();
         for (int i = 0; i < chunks.size(); i++) {
@@ -340,20 +386,49 @@ public final class FlakyProvider implements AutoCloseable {
         out.flush();
     }
 
-    private void sendError(OutputStream out, int status, String reason, String message, String type, String code)
-            throws IOException {
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (status == 429) {
-            long millis = this.retryAfter.toMillis();
-            headers.put("Retry-After", Long.toString(Math.max(1, (millis + 999) / 1000)));
+    private void sendError(OutputStream out, int status, String reason, String message, String type, String code,
+            Map<String, String> limits, @Nullable Duration retryAfter) throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>(limits);
+        if (retryAfter != null) {
+            long millis = Math.max(1, ceilMillis(retryAfter));
+            headers.put("Retry-After", Long.toString((millis + 999) / 1000));
             headers.put("retry-after-ms", Long.toString(millis));
         }
         Wire.writeResponse(out, status, reason, headers, "application/json",
                 this.completions.error(message, type, code));
     }
 
-    private static Map<String, String> headers(String... namesAndValues) {
-        Map<String, String> headers = new LinkedHashMap<>();
+    /** OpenAI's headers for the requests limit, with what is left of the request's window. */
+    private static Map<String, String> rateLimitHeaders(RateLimit.@Nullable Window window) {
+        if (window == null) {
+            return Map.of();
+        }
+        return headers(Map.of(), "x-ratelimit-limit-requests", Integer.toString(window.limit()),
+                "x-ratelimit-remaining-requests", Integer.toString(window.remaining()),
+                "x-ratelimit-reset-requests", goDuration(window.resetIn()));
+    }
+
+    /**
+     * Writes a duration as OpenAI writes its resets, Go's way, to the millisecond (rounded up, so that
+     * a reset is never early): {@code 850ms}, {@code 1.25s}, {@code 1m30.5s}.
+     */
+    static String goDuration(Duration duration) {
+        long millis = Math.max(1, ceilMillis(duration));
+        if (millis < 1000) {
+            return millis + "ms";
+        }
+        String seconds = BigDecimal.valueOf(millis % 60_000, 3).stripTrailingZeros().toPlainString() + "s";
+        long minutes = millis / 60_000;
+        return (minutes > 0) ? minutes + "m" + seconds : seconds;
+    }
+
+    private static long ceilMillis(Duration duration) {
+        long nanos = duration.toNanos();
+        return nanos / 1_000_000 + ((nanos % 1_000_000 > 0) ? 1 : 0);
+    }
+
+    private static Map<String, String> headers(Map<String, String> first, String... namesAndValues) {
+        Map<String, String> headers = new LinkedHashMap<>(first);
         for (int i = 0; i < namesAndValues.length; i += 2) {
             headers.put(namesAndValues[i], namesAndValues[i + 1]);
         }
@@ -371,6 +446,7 @@ public final class FlakyProvider implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "FlakyProvider[" + baseUrl() + ", faults=" + this.faults + "]";
+        return "FlakyProvider[" + baseUrl() + ((this.rateLimit != null) ? ", rateLimit=" + this.rateLimit
+                : ", faults=" + this.faults) + "]";
     }
 }

@@ -11,6 +11,12 @@ public enum Outcome {
     /** Answers 429 with both {@code Retry-After} (whole seconds) and {@code retry-after-ms}. */
     RATE_LIMITED,
 
+    /**
+     * Answers 429 with a {@code Retry-After}, as OpenAI answers an account whose quota is used up: its
+     * error code {@code insufficient_quota} says that no wait helps. Only ever scripted.
+     */
+    QUOTA_EXCEEDED,
+
     /** Answers 503, as an overloaded provider does. */
     UNAVAILABLE,
 

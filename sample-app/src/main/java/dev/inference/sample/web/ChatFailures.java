@@ -6,7 +6,9 @@ import com.openai.errors.OpenAIServiceException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -20,7 +22,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * Turns the failures of inference calls into RFC 9457 problem details: 503 when the provider kept
  * failing until the retries ran out (with their number as {@code attempts}) or when this instance is
  * shutting down and ended the call's wait before a retry, 502 when it failed in a way no retry can
- * mend, 504 when the call's deadline passed, and 503 when the call was cancelled on this side (the
+ * mend (titled "Provider quota exceeded", with the provider's message, when the account's quota is used
+ * up, whether the sample's client or the OpenAI SDK, with the typed failure beneath, threw it), 504 when
+ * the call's deadline passed, and 503 when the call was cancelled on this side (the
  * request's thread interrupted), which is no failure of the provider's. The same details describe a
  * stream that fails once it is under way, in its {@code error} event.
  *
@@ -35,6 +39,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 class ChatFailures {
 
     @ExceptionHandler({ ExhaustedException.class, HttpStatusException.class, NetworkException.class,
+            QuotaExceededException.class,
             DeadlineExceededException.class, ShutdownException.class, CancellationException.class,
             CompletionException.class, OpenAIException.class })
     ProblemDetail inferenceFailed(RuntimeException ex) {
@@ -57,6 +62,14 @@ class ChatFailures {
                     + "still failed after " + exhausted.attempts() + " attempts: " + exhausted.getCause().getMessage());
             problem.setTitle("Provider unavailable");
             problem.setProperty("attempts", exhausted.attempts());
+            return problem;
+        }
+        Classification classification = Classification.of(failure);
+        if (classification.kind() == Classification.Kind.QUOTA
+                && classification.decidingCause().orElse(failure) instanceof QuotaExceededException quota) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, quota.getMessage());
+            problem.setTitle("Provider quota exceeded");
+            problem.setProperty("providerStatus", quota.status());
             return problem;
         }
         if (failure instanceof HttpStatusException status) {

@@ -20,6 +20,7 @@ import dev.inference.client.StreamResult;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
@@ -254,6 +255,27 @@ class OpenAiCompatibleClientTests {
 
             assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST))
                     .withMessage("The provider answered 429 (rate_limit_exceeded) to POST /v1/chat/completions");
+        }
+
+        @Test
+        void aUsedUpQuotaIsAQuotaExceededExceptionWithTheProvidersMessage() {
+            server.enqueue(respond(429, Map.of("Retry-After", "20"), "{\"error\":{\"message\":\"You exceeded your "
+                    + "current quota.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}"));
+
+            assertThatExceptionOfType(QuotaExceededException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("You exceeded your current quota.")
+                    .satisfies((ex) -> {
+                        assertThat(ex.status()).isEqualTo(429);
+                        assertThat(ex.code()).isEqualTo("insufficient_quota");
+                    });
+        }
+
+        @Test
+        void aQuotaErrorWithAnotherStatusIsAStatusFailure() {
+            server.enqueue(respond(400, Map.of(), "{\"error\":{\"message\":\"No quota.\",\"code\":\"insufficient_quota\"}}"));
+
+            assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .withMessage("The provider answered 400 (insufficient_quota) to POST /v1/chat/completions");
         }
 
         @Test
@@ -707,6 +729,56 @@ class OpenAiCompatibleClientTests {
 
     /** How an interrupted call ended: what it threw, and whether its thread was still interrupted. */
     private record Interrupted(Exception failure, boolean stillInterrupted) {
+    }
+
+    /** OpenAI's rate-limit headers, which every answer carries, read into what the call returns or throws. */
+    @Nested
+    class RateLimits {
+
+        private static final Map<String, String> EXHAUSTED = Map.of("Content-Type", "application/json",
+                "x-ratelimit-limit-requests", "20", "x-ratelimit-remaining-requests", "0",
+                "x-ratelimit-reset-requests", "1.25s", "x-ratelimit-remaining-tokens", "9000",
+                "x-ratelimit-reset-tokens", "6m0s");
+
+        @Test
+        void saysHowLongAnExhaustedLimitLastsWithTheResponse() {
+            server.enqueue(respond(200, EXHAUSTED, Http1.completionJson("Hi")));
+
+            InferenceResponse response = client.invoke(REQUEST, CallContext.background());
+
+            assertThat(response.output()).isEqualTo("Hi");
+            assertThat(response.rateLimitedFor()).contains(Duration.ofMillis(1250));
+        }
+
+        @Test
+        void saysNothingWhileRequestsAndTokensRemain() {
+            server.enqueue(respond(200, Map.of("Content-Type", "application/json", "x-ratelimit-remaining-requests",
+                    "1", "x-ratelimit-reset-requests", "1s"), Http1.completionJson("Hi")));
+
+            assertThat(client.invoke(REQUEST, CallContext.background()).rateLimitedFor()).isEmpty();
+        }
+
+        @Test
+        void saysHowLongAnExhaustedLimitLastsWithTheStream() {
+            server.enqueue((connection) -> {
+                connection.readRequest();
+                connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
+                        + "x-ratelimit-remaining-tokens: 0\r\nx-ratelimit-reset-tokens: 2s\r\n\r\n" + chunk("Hi") + DONE);
+            });
+
+            try (StreamReader reader = client.stream(REQUEST, CallContext.background())) {
+                assertThat(reader.rateLimitedFor()).contains(Duration.ofSeconds(2));
+                assertThat(reader.next().data()).isEqualTo("Hi");
+            }
+        }
+
+        @Test
+        void saysHowLongAnExhaustedLimitLastsWithAStatusFailure() {
+            server.enqueue(respond(503, EXHAUSTED, ""));
+
+            assertThatExceptionOfType(HttpStatusException.class).isThrownBy(() -> client.invoke(REQUEST))
+                    .satisfies((ex) -> assertThat(ex.rateLimitedFor()).contains(Duration.ofMillis(1250)));
+        }
     }
 
     @Nested

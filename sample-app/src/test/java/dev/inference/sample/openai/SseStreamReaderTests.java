@@ -62,7 +62,7 @@ class SseStreamReaderTests {
             for (int run = 0; run < RUNS; run++) {
                 CallContext context = CallContext.cancellable();
                 BlockingBody body = new BlockingBody(pauses.nextLong(MAX_PAUSE_NANOS));
-                SseStreamReader reader = new SseStreamReader(body, AttemptGuard.start(context), new ChatCompletions());
+                SseStreamReader reader = new SseStreamReader(body, AttemptGuard.start(context), new ChatCompletions(), null);
                 CompletableFuture<Throwable> read = CompletableFuture.supplyAsync(() -> {
                     try {
                         reader.hasNext();
@@ -108,7 +108,7 @@ class SseStreamReaderTests {
         void rethrowsTheErrorAndWithdrawsTheAttemptsHooksAtOnce() {
             CallContext context = CallContext.cancellable();
             ErrorBody body = new ErrorBody();
-            SseStreamReader reader = new SseStreamReader(body, AttemptGuard.start(context), new ChatCompletions());
+            SseStreamReader reader = new SseStreamReader(body, AttemptGuard.start(context), new ChatCompletions(), null);
 
             assertThatExceptionOfType(InjectedError.class).isThrownBy(reader::hasNext);
 
@@ -120,7 +120,7 @@ class SseStreamReaderTests {
         @Test
         void endsTheStreamWithTheError() {
             SseStreamReader reader = new SseStreamReader(new ErrorBody(), AttemptGuard.start(CallContext.cancellable()),
-                    new ChatCompletions());
+                    new ChatCompletions(), null);
 
             assertThatExceptionOfType(InjectedError.class).isThrownBy(reader::hasNext);
 

@@ -110,6 +110,71 @@ class FlakyProviderTests {
     }
 
     @Nested
+    class RateLimited {
+
+        /** A provider whose limit's clock stands still at the start of a window: each reset is the whole window. */
+        private FlakyProvider limited(int requests, Duration window) {
+            FlakyProvider provider = FlakyProvider.start(new FaultMix(0.2, 0.2, 0.2, 0.2, 0.2), 1, Duration.ofSeconds(9), 0,
+                    RateLimit.withClocks(requests, window, () -> 0L, 0L));
+            started.add(provider);
+            return provider;
+        }
+
+        @Test
+        void answersEveryRequestWithinTheLimitTellingWhatIsLeft() throws Exception {
+            FlakyProvider provider = limited(2, Duration.ofMinutes(1));
+
+            HttpResponse<String> first = post(provider, "/v1/chat/completions", UNARY);
+            HttpResponse<String> second = post(provider, "/v1/chat/completions", UNARY);
+
+            assertThat(List.of(first.statusCode(), second.statusCode())).containsExactly(200, 200);
+            assertThat(first.headers().firstValue("x-ratelimit-limit-requests")).contains("2");
+            assertThat(first.headers().firstValue("x-ratelimit-remaining-requests")).contains("1");
+            assertThat(second.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
+            assertThat(second.headers().firstValue("x-ratelimit-reset-requests")).contains("1m0s");
+        }
+
+        @Test
+        void answersARequestPastTheLimit429UntilTheWindowEnds() throws Exception {
+            FlakyProvider provider = limited(1, Duration.ofMinutes(1));
+            post(provider, "/v1/chat/completions", UNARY);
+
+            HttpResponse<String> refused = post(provider, "/v1/chat/completions", UNARY);
+
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.body()).contains("\"code\":\"rate_limit_exceeded\"");
+            assertThat(refused.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
+            assertThat(refused.headers().firstValue("Retry-After")).contains("60");
+            assertThat(refused.headers().firstValue("retry-after-ms")).contains("60000");
+        }
+
+        @Test
+        void letsTheClientReadThatTheLimitIsExhausted() {
+            FlakyProvider provider = limited(1, Duration.ofMinutes(1));
+
+            assertThat(client(provider).invoke(REQUEST).rateLimitedFor()).contains(Duration.ofMinutes(1));
+        }
+
+        @Test
+        void stillAnswersScriptedOutcomesFirst() throws Exception {
+            FlakyProvider provider = limited(5, Duration.ofMinutes(1));
+            provider.script(Outcome.UNAVAILABLE);
+
+            HttpResponse<String> response = post(provider, "/v1/chat/completions", UNARY);
+
+            assertThat(response.statusCode()).isEqualTo(503);
+            assertThat(response.headers().firstValue("x-ratelimit-remaining-requests")).contains("4");
+        }
+
+        @ParameterizedTest(name = "{0} is \"{1}\"")
+        @CsvSource({ "PT0.0001S, 1ms", "PT0.85S, 850ms", "PT0.9999S, 1s", "PT1S, 1s", "PT1.25S, 1.25s", "PT59.999S, 59.999s",
+                "PT1M30.5S, 1m30.5s", "PT6M, 6m0s" })
+        void writesItsResetsAsOpenAiDoes(Duration reset, String written) {
+            assertThat(FlakyProvider.goDuration(reset)).isEqualTo(written);
+        }
+    }
+
+    @Nested
     class Faults {
 
         @ParameterizedTest

@@ -15,6 +15,7 @@ import com.anthropic.errors.UnexpectedStatusCodeException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.RateLimitHeaders;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
 import dev.inference.retry.springai.exchange.SdkFailures;
@@ -71,6 +72,11 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
     @Override
     public RuntimeException statusException(HttpResponse response, HttpStatusException typed) {
         return retryableStatusException(response, typed);
+    }
+
+    @Override
+    public RateLimitHeaders rateLimitHeaders() {
+        return RateLimitHeaders.ANTHROPIC;
     }
 
     @Override

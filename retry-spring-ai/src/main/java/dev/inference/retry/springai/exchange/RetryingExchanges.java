@@ -12,6 +12,7 @@ import dev.inference.retry.ShutdownSignal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -34,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * classified by its type. The attempt reads a unary body whole ({@link UnaryBody}) and a stream only up to
  * that event ({@link FirstSseEvent}); every byte read is handed on ({@link PeekedResponse}), so the SDK
  * parses the answer as the provider sent it, and once a stream's content has begun, a failure is final.
+ *
+ * <p>With a cool-down store, every response's rate-limit headers (the family its {@link SdkFailures}
+ * names) are read before anything else: when they say the account has no requests or tokens left, the
+ * key is cooled until the reset ({@link Retrier#rateLimited}), for a success as for a failure, except a
+ * used-up quota's. Without a store they are not read at all.
  *
  * <p>A permanent failure is handed over as the response itself, so that the caller gets exactly what
  * the SDK throws for it; when attempts run out, the exchange throws the retrier's
@@ -186,11 +192,53 @@ public final class RetryingExchanges<R> {
     }
 
     /**
-     * Classifies a response by its status. Returns {@code null} for a successful response, whose body
-     * the attempt reads before it decides (see {@link #read}). Whatever reading its status and headers
-     * throws is thrown, the response closed.
+     * Classifies a response by its status, and cools the key for as long as its rate-limit headers say
+     * the account's limit stays exhausted, whatever the status, unless its failure is a used-up quota,
+     * which no wait mends. Returns {@code null} for a successful response, whose body the attempt reads
+     * before it decides (see {@link #read}). Whatever reading its status and headers throws is thrown,
+     * the response closed.
      */
     @Nullable Outcome<R> classify(R response) {
+        Optional<Duration> rateLimited = rateLimitOf(response);
+        Outcome<R> outcome = classifyStatus(response);
+        if (rateLimited.isPresent() && (outcome == null || !isQuotaExceeded(outcome))) {
+            try {
+                this.retrier.rateLimited(rateLimited.get());
+            }
+            catch (Error ex) {
+                if (outcome == null) {
+                    closeAfter(response, ex);
+                }
+                else {
+                    discard(outcome);
+                }
+                throw ex;
+            }
+        }
+        return outcome;
+    }
+
+    /** What a response's rate-limit headers say, read only when the retrier has a use for it. */
+    private Optional<Duration> rateLimitOf(R response) {
+        if (!this.retrier.readsRateLimits()) {
+            return Optional.empty();
+        }
+        try {
+            return this.sdk.failures().rateLimitHeaders()
+                .exhaustedFor((name) -> TypedFailures.first(this.sdk.responseHeader(response, name)), this.clock);
+        }
+        catch (RuntimeException | Error ex) {
+            closeAfter(response, ex);
+            throw ex;
+        }
+    }
+
+    private static boolean isQuotaExceeded(Outcome<?> outcome) {
+        RuntimeException failure = outcome.failure();
+        return failure != null && Classification.of(failure).kind() == Classification.Kind.QUOTA;
+    }
+
+    private @Nullable Outcome<R> classifyStatus(R response) {
         HttpStatusException typed;
         try {
             int status = this.sdk.status(response);

@@ -1,12 +1,14 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.RateLimitHeaders;
 import java.io.IOException;
 import java.util.Optional;
 
 /**
  * What differs from one provider SDK to the next in its exchanges, as {@link RetryingExchanges} needs
- * it: how the SDK throws each failure, and how the provider opens and fails a stream. Each is built with
+ * it: how the SDK throws each failure, how the provider opens and fails a stream, and which family of
+ * rate-limit headers it sends. Each is built with
  * the SDK's own exception builders, from the same status, headers and body its error handler reads, so
  * that the caller gets exactly the exception the SDK itself would throw, with the typed failure that
  * classified it beneath (see {@link TypedFailures}). Implemented once per provider; implementations are
@@ -67,4 +69,13 @@ public interface SdkFailures<R> {
      *     and with no typed cause when it is permanent; or empty when the event is not an error
      */
     Optional<RuntimeException> inBandException(FirstSseEvent.Event event, R response);
+
+    /**
+     * Returns the family of rate-limit headers the provider sends with every response, which
+     * {@link RetryingExchanges} reads when its retrier {@linkplain dev.inference.retry.Retrier#readsRateLimits()
+     * reads rate limits}.
+     *
+     * @return the provider's headers
+     */
+    RateLimitHeaders rateLimitHeaders();
 }

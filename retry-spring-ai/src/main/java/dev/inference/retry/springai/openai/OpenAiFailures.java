@@ -18,6 +18,8 @@ import com.openai.errors.UnexpectedStatusCodeException;
 import com.openai.models.ErrorObject;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.ProviderErrorTypes;
+import dev.inference.failure.RateLimitHeaders;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
 import dev.inference.retry.springai.exchange.SdkFailures;
@@ -38,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * same status, headers and error body its error handler reads (OpenAI Java SDK 4.49.0), with the
  * core's typed failure ({@link HttpStatusException} or {@link NetworkException}) as its cause. The
  * typed cause is what {@link dev.inference.retry.Classification} reads; the SDK class on top is what
- * the caller finds as the cause of an {@link dev.inference.retry.ExhaustedException}.
+ * the caller finds as the cause of an {@link dev.inference.retry.ExhaustedException}. A 429 whose error
+ * says the account's quota is used up ({@code insufficient_quota}) has a
+ * {@link dev.inference.failure.QuotaExceededException} beneath instead, which ends the call at once.
  */
 final class OpenAiFailures implements SdkFailures<HttpResponse> {
 
@@ -57,12 +61,19 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
      */
     static ChatModelFailureTranslator translator(Clock clock) {
         return HttpClientFailureTranslator.of("OpenAI SDK", OpenAIServiceException.class, OpenAIServiceException::statusCode,
-                (failure, name) -> TypedFailures.first(failure.headers().values(name)), OpenAIIoException.class, clock);
+                (failure, name) -> TypedFailures.first(failure.headers().values(name)), OpenAIIoException.class, clock,
+                (failure) -> ProviderErrorTypes.quotaExceeded(failure.statusCode(), failure.type().orElse(null),
+                        failure.code().orElse(null), failure.getMessage()));
     }
 
     @Override
     public RuntimeException statusException(HttpResponse response, HttpStatusException typed) {
         return retryableStatusException(response, typed);
+    }
+
+    @Override
+    public RateLimitHeaders rateLimitHeaders() {
+        return RateLimitHeaders.OPENAI;
     }
 
     @Override
@@ -90,14 +101,20 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
      * @return the SDK's exception for the response
      */
     static OpenAIServiceException retryableStatusException(HttpResponse response, HttpStatusException typed) {
-        JsonField<ErrorObject> error = errorBody(response);
+        JsonNode body = readBody(response);
+        JsonNode errorNode = (body != null) ? body.get("error") : null;
+        JsonField<ErrorObject> error = errorBody(body);
         Headers headers = response.headers();
+        // A used-up quota comes as a 429 too, but no wait mends it: its typed failure ends the call.
+        Throwable cause = (errorNode == null) ? typed
+                : ProviderErrorTypes.quotaExceeded(typed.status(), text(errorNode, "type"), text(errorNode, "code"),
+                        text(errorNode, "message")).map(Throwable.class::cast).orElse(typed);
         return TypedFailures.byStatus(typed.status(),
-                () -> RateLimitException.builder().headers(headers).error(error).cause(typed).build(),
+                () -> RateLimitException.builder().headers(headers).error(error).cause(cause).build(),
                 (status) -> InternalServerException.builder().statusCode(status).headers(headers).error(error)
-                    .cause(typed).build(),
+                    .cause(cause).build(),
                 (status) -> UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).error(error)
-                    .cause(typed).build());
+                    .cause(cause).build());
     }
 
     /**
@@ -193,17 +210,24 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
             .build());
     }
 
-    /** Reads an error body as the SDK's error handler does: its "error" member, else the whole body. */
-    @SuppressWarnings({ "unchecked", "rawtypes" })
-    private static JsonField<ErrorObject> errorBody(HttpResponse response) {
+    /** Reads and consumes an error body, or returns {@code null} when it is not JSON. */
+    private static @Nullable JsonNode readBody(HttpResponse response) {
         try (InputStream body = response.body()) {
-            JsonNode node = ObjectMappers.jsonMapper().readValue(body, JsonNode.class);
-            JsonNode error = node.get("error");
-            return (error != null) ? errorObject(error) : (JsonField) JsonValue.fromJsonNode(node);
+            return ObjectMappers.jsonMapper().readValue(body, JsonNode.class);
         }
         catch (Exception unreadable) {
+            return null;
+        }
+    }
+
+    /** Reads an error body as the SDK's error handler does: its "error" member, else the whole body. */
+    @SuppressWarnings({ "unchecked", "rawtypes" })
+    private static JsonField<ErrorObject> errorBody(@Nullable JsonNode body) {
+        if (body == null) {
             return (JsonField) JsonMissing.of();
         }
+        JsonNode error = body.get("error");
+        return (error != null) ? errorObject(error) : (JsonField) JsonValue.fromJsonNode(body);
     }
 
     @SuppressWarnings({ "unchecked", "rawtypes" })

@@ -7,8 +7,10 @@ import com.openai.core.http.Headers;
 import com.openai.errors.OpenAIIoException;
 import com.openai.errors.RateLimitException;
 import com.openai.errors.SseException;
+import com.openai.models.ErrorObject;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
+import dev.inference.failure.QuotaExceededException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
@@ -180,6 +182,20 @@ class ChatModelFailureTranslatorsTests {
             assertThat(typed.status()).isEqualTo(429);
             assertThat(typed.retryAfter()).contains(Duration.ofMillis(250));
             assertThat(typed).hasCause(rateLimited);
+        }
+
+        @Test
+        void makesAUsedUpQuotaAFinalFailure() {
+            RateLimitException quota = RateLimitException.builder()
+                .headers(Headers.builder().put("retry-after-ms", "250").build())
+                .error(ErrorObject.builder().message("Check your billing.").type("insufficient_quota")
+                    .code("insufficient_quota").param(Optional.empty()).build())
+                .build();
+
+            assertThat(this.translator.translate(quota)).hasValueSatisfying((typed) -> {
+                assertThat(typed).isInstanceOf(QuotaExceededException.class).hasCause(quota);
+                assertThat(Classification.of(typed).isRetryable()).isFalse();
+            });
         }
 
         @Test

@@ -4,11 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.inference.client.Durations;
 import dev.inference.retry.Backoff;
+import dev.inference.retry.CooldownReason;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -209,7 +211,21 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
      */
     @Override
     public void coolDown(String key, Duration duration) {
-        this.local.coolDown(key, duration);
+        coolDown(key, duration, CooldownReason.RETRY_AFTER);
+    }
+
+    /**
+     * Cools a key down for a reason, as {@link #coolDown(String, Duration)} does; the reason travels
+     * with the cool-down to Redis and the other instances.
+     *
+     * @param key the provider account
+     * @param duration how long, positive; capped at {@link Backoff#RETRY_AFTER_CAP}
+     * @param reason why
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    @Override
+    public void coolDown(String key, Duration duration, CooldownReason reason) {
+        this.local.coolDown(key, duration, reason);
         if (this.local.remaining(key).isZero()) {
             return;
         }
@@ -217,6 +233,18 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
         if (this.flushQueued.compareAndSet(false, true)) {
             submit(this::flush);
         }
+    }
+
+    /**
+     * Returns why the cool-down in force for a key was set, from the local copy: on this instance, or
+     * on the instance it heard the cool-down from.
+     *
+     * @param key the provider account
+     * @return the reason, or empty when no cool-down is in force
+     */
+    @Override
+    public Optional<CooldownReason> reason(String key) {
+        return this.local.reason(key);
     }
 
     /**
@@ -326,7 +354,8 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private void heard(byte[] body) {
         CooldownMessage.parse(body)
             .filter((published) -> !published.origin().equals(this.origin))
-            .ifPresent((published) -> this.local.coolDown(published.key(), Duration.ofMillis(published.ttlMillis())));
+            .ifPresent((published) -> this.local.coolDown(published.key(), Duration.ofMillis(published.ttlMillis()),
+                    published.reason()));
     }
 
     private @Nullable RedisLink currentLink() {
@@ -399,10 +428,11 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
     private void synchronise(RedisLink current) {
         this.unwritten.addAll(this.local.snapshot().keySet());
         writeUnwritten(current);
-        current.forEachTimeToLive(this.keyPattern, (redisKey, ttl) -> {
+        current.forEachTimeToLive(this.keyPattern, (redisKey, ttl, value) -> {
             if (ttl > 0) {
                 String key = new String(redisKey, UTF_8).substring(this.keyPrefix.length());
-                this.local.coolDown(key, Duration.ofMillis(ttl));
+                this.local.coolDown(key, Duration.ofMillis(ttl),
+                        CooldownMessage.reason((value != null) ? new String(value, UTF_8) : ""));
             }
         });
         this.reachable = true;
@@ -440,9 +470,11 @@ public final class RedisCooldownStore implements CooldownStore, AutoCloseable, D
                 continue;
             }
             long ttlMillis = ceilMillis(left);
-            byte[] message = new CooldownMessage(ttlMillis, this.origin, key).encode();
+            CooldownReason reason = this.local.reason(key).orElse(CooldownReason.RETRY_AFTER);
+            byte[] message = new CooldownMessage(ttlMillis, this.origin, reason, key).encode();
             try {
-                current.setUnlessLonger((this.keyPrefix + key).getBytes(UTF_8), ttlMillis, this.channel, message);
+                current.setUnlessLonger((this.keyPrefix + key).getBytes(UTF_8), ttlMillis,
+                        CooldownMessage.tag(reason).getBytes(UTF_8), this.channel, message);
             }
             catch (RuntimeException ex) {
                 this.unwritten.add(key);

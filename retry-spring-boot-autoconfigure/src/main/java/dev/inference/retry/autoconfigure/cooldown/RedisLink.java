@@ -29,9 +29,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -56,14 +56,15 @@ final class RedisLink implements AutoCloseable {
 
     /**
      * KEYS[1] the cool-down's key; ARGV[1] its time left in ms; ARGV[2] the channel; ARGV[3] the
-     * message. A missing key's PTTL is -2 and one without expiry -1, so both are replaced.
+     * message; ARGV[4] its reason, kept as the key's value. A missing key's PTTL is -2 and one without
+     * expiry -1, so both are replaced.
      */
     private static final byte[] SET_UNLESS_LONGER = """
             local ttl = tonumber(ARGV[1])
             if redis.call('PTTL', KEYS[1]) >= ttl then
               return 0
             end
-            redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+            redis.call('SET', KEYS[1], ARGV[4], 'PX', ttl)
             redis.call('PUBLISH', ARGV[2], ARGV[3])
             return 1
             """.getBytes(UTF_8);
@@ -155,37 +156,47 @@ final class RedisLink implements AutoCloseable {
     }
 
     /**
-     * Sets a key that expires in {@code ttlMillis} unless it already expires later, and when it did set
-     * it, publishes the message on the channel: one script, so that instances racing to cool the same
-     * key never shorten each other's cool-down.
+     * Sets a key to a value that expires in {@code ttlMillis} unless the key already expires later, and
+     * when it did set it, publishes the message on the channel: one script, so that instances racing to
+     * cool the same key never shorten each other's cool-down.
      */
-    void setUnlessLonger(byte[] key, long ttlMillis, byte[] channel, byte[] message) {
+    void setUnlessLonger(byte[] key, long ttlMillis, byte[] value, byte[] channel, byte[] message) {
         RedisFuture<Long> set = this.commands.eval(SET_UNLESS_LONGER, ScriptOutputType.INTEGER, new byte[][] { key },
-                Long.toString(ttlMillis).getBytes(UTF_8), channel, message);
+                Long.toString(ttlMillis).getBytes(UTF_8), channel, message, value);
         await("EVAL", set);
     }
 
     /**
-     * Calls the action with each key that matches a {@code SCAN} pattern and its time left in
-     * milliseconds ({@code PTTL}: -1 without expiry, -2 when the key has gone meanwhile). Each step's
-     * {@code PTTL}s are sent together, and each round trip has the deadline.
+     * Calls the action with each key that matches a {@code SCAN} pattern, its time left in milliseconds
+     * ({@code PTTL}: -1 without expiry, -2 when the key has gone meanwhile) and its value ({@code null}
+     * when it has gone). Each step's {@code PTTL}s and {@code GET}s are sent together, and each round
+     * trip has the deadline.
      */
-    void forEachTimeToLive(byte[] pattern, BiConsumer<byte[], Long> action) {
+    void forEachTimeToLive(byte[] pattern, TimeToLive action) {
         ScanArgs scan = ScanArgs.Builder.matches(pattern).limit(SCAN_COUNT);
         KeyScanCursor<byte[]> cursor = await("SCAN", this.commands.scan(scan));
         while (true) {
             List<RedisFuture<Long>> ttls = new ArrayList<>(cursor.getKeys().size());
+            List<RedisFuture<byte[]>> values = new ArrayList<>(cursor.getKeys().size());
             for (byte[] key : cursor.getKeys()) {
                 ttls.add(this.commands.pttl(key));
+                values.add(this.commands.get(key));
             }
             for (int i = 0; i < ttls.size(); i++) {
-                action.accept(cursor.getKeys().get(i), await("PTTL", ttls.get(i)));
+                action.accept(cursor.getKeys().get(i), await("PTTL", ttls.get(i)), awaitNullable("GET", values.get(i)));
             }
             if (cursor.isFinished()) {
                 return;
             }
             cursor = await("SCAN", this.commands.scan(cursor, scan));
         }
+    }
+
+    /** What {@link #forEachTimeToLive} tells of each key. */
+    @FunctionalInterface
+    interface TimeToLive {
+
+        void accept(byte[] key, long ttlMillis, byte @Nullable [] value);
     }
 
     /**
@@ -215,6 +226,11 @@ final class RedisLink implements AutoCloseable {
      * Waits for a command's answer at most the deadline, then cancels it. The caller's thread being
      * interrupted cancels it too.
      */
+    /** Waits for an answer that may be {@code null}, such as a {@code GET} of a key that has gone. */
+    private <T> @Nullable T awaitNullable(String command, RedisFuture<T> answer) {
+        return await(command, answer);
+    }
+
     private <T> T await(String command, RedisFuture<T> answer) {
         try {
             return answer.get(Durations.toWaitNanos(this.deadline), TimeUnit.NANOSECONDS);

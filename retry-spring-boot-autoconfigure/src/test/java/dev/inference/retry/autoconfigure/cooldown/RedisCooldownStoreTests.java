@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import ch.qos.logback.classic.Level;
+import dev.inference.retry.CooldownReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -94,6 +95,32 @@ class RedisCooldownStoreTests {
 
             Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("openai").isZero());
             assertThat(second.remaining("openai")).isEqualTo(Duration.ofSeconds(20));
+        }
+
+        @Test
+        void aCooldownReachesTheOtherInstanceWithItsReason() {
+            AtomicLong clock = clockAt(Duration.ZERO);
+            RedisCooldownStore first = instance(clock::get);
+            RedisCooldownStore second = instance(clock::get);
+
+            first.coolDown("openai", Duration.ofSeconds(20), CooldownReason.RATE_LIMIT);
+
+            Poll.until("heard by the second instance", DEADLINE, () -> !second.remaining("openai").isZero());
+            assertThat(second.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+            assertThat(first.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+        }
+
+        @Test
+        void anInstanceStartedLaterLearnsTheReasonsOfTheCooldownsInForce() throws Exception {
+            RedisCooldownStore first = instance(clockAt(Duration.ZERO)::get);
+            first.coolDown("openai", Duration.ofSeconds(30), CooldownReason.RATE_LIMIT);
+            first.coolDown("anthropic", Duration.ofSeconds(30));
+            first.awaitQueued(DEADLINE);
+
+            RedisCooldownStore later = instance(clockAt(Duration.ofHours(3))::get);
+
+            assertThat(later.reason("openai")).contains(CooldownReason.RATE_LIMIT);
+            assertThat(later.reason("anthropic")).contains(CooldownReason.RETRY_AFTER);
         }
 
         @Test
