@@ -6,12 +6,13 @@ import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfigurat
 import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiEmbeddingAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Each provider's real Spring AI 2.0.1 chat auto-configuration, as an application gets it from the
+ * Each provider's real Spring AI 2.0.1 chat (and embedding) auto-configuration, as an application gets it from the
  * provider's starter, with this module's retry auto-configuration, pointed at a provider root on
  * loopback: the one place that says how the tests start each provider's model. Each model's client is
  * set to make one attempt per exchange, as the starter's defaults do in an application.
@@ -34,6 +35,21 @@ public final class SpringAiStarters {
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
             .withPropertyValues("spring.ai.openai.base-url=" + root + "/v1", "spring.ai.openai.api-key=test",
                     "spring.ai.openai.chat.max-retries=0");
+    }
+
+    /**
+     * OpenAI's embedding model against a provider speaking OpenAI's wire format.
+     *
+     * @param root the provider's root, such as {@code http://127.0.0.1:8080}; the model calls
+     *     {@code root + "/v1"}
+     * @return the runner
+     */
+    public static ApplicationContextRunner openAiEmbedding(String root) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OpenAiEmbeddingAutoConfiguration.class,
+                    SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.openai.base-url=" + root + "/v1", "spring.ai.openai.api-key=test",
+                    "spring.ai.openai.embedding.max-retries=0");
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.support.ChatModelRetryPostProcessor;
+import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.retry.RetryUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,10 +27,10 @@ import reactor.core.publisher.Flux;
 class OllamaRetryConfiguration {
 
     @Bean
-    static ChatModelRetryPostProcessor<OllamaChatModel> inferenceRetryOllamaChatModelPostProcessor(
+    static ModelRetryPostProcessor<OllamaChatModel> inferenceRetryOllamaChatModelPostProcessor(
             ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
             ObjectProvider<ResponseErrorHandler> errorHandler) {
-        return new ChatModelRetryPostProcessor<>(OllamaChatModel.class,
+        return new ModelRetryPostProcessor<>(OllamaChatModel.class,
                 (model, beanName) -> OllamaChatModelRebuild.isRetried(model),
                 (model, beanName, retrier, unusedTimer) -> OllamaChatModelRebuild.rebuild(model, beanName, retrier,
                         errorHandler.getIfAvailable(() -> RetryUtils.DEFAULT_RESPONSE_ERROR_HANDLER)),

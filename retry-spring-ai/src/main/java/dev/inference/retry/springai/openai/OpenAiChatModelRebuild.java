@@ -5,12 +5,10 @@ import com.openai.client.OpenAIClientAsync;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
-import com.openai.core.http.HttpClient;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelClientRetriesException;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
@@ -22,20 +20,19 @@ import org.springframework.ai.openai.OpenAiChatModel;
 /**
  * Rebuilds a {@link OpenAiChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
  * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
- * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
- * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
- * The asynchronous client is also wrapped by {@link CancellableStreams}, so that closing a stream ends its exchange.
+ * tool calling manager, observation registry and convention, and each SDK client re-optioned on a retrying
+ * transport ({@link OpenAiClients}). The asynchronous client is also wrapped by {@link CancellableStreams},
+ * so that closing a stream ends its exchange.
  *
- * <p>Traps: the model and the SDK's clients expose none of this, so it is read by reflection from their
- * private fields; this is the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1
- * and of the OpenAI Java SDK 4.49.0. A field not found (another version, or clients that are not the
+ * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
+ * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found (another version, or clients that are not the
  * SDK's own) fails startup with a {@link ChatModelNotRetriableException}. A model whose clients would
  * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
  * {@value OpenAiProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
  */
 final class OpenAiChatModelRebuild {
 
-    private static final String SUPPORTED = "Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0";
+    private static final String SUPPORTED = OpenAiClients.SUPPORTED;
 
     private static final PrivateField CLIENT = new PrivateField(OpenAiChatModel.class, "openAiClient", SUPPORTED);
 
@@ -51,17 +48,9 @@ final class OpenAiChatModelRebuild {
     private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiChatModel.class,
             "observationConvention", SUPPORTED);
 
-    private static final PrivateField OPTIONS = new PrivateField(OpenAIClientImpl.class, "clientOptions", SUPPORTED);
-
-    private static final PrivateField ASYNC_OPTIONS = new PrivateField(OpenAIClientAsyncImpl.class, "clientOptions",
-            SUPPORTED);
-
-    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
-            SUPPORTED);
-
-    /** Every private field this class reads. */
+    /** Every private field of the model this class reads (the SDK clients' are {@link OpenAiClients#FIELDS}). */
     static final List<PrivateField> FIELDS = List.of(CLIENT, CLIENT_ASYNC, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT);
+            OBSERVATION_CONVENTION);
 
     private OpenAiChatModelRebuild() {
     }
@@ -90,9 +79,8 @@ final class OpenAiChatModelRebuild {
         OpenAIClient client = CLIENT.read(model, beanName);
         OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
-        ClientOptions options = OPTIONS.read(client, beanName);
-        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
-        return Math.max(options.maxRetries(), asyncOptions.maxRetries());
+        return Math.max(OpenAiClients.options(client, beanName).maxRetries(),
+                OpenAiClients.options(clientAsync, beanName).maxRetries());
     }
 
     /**
@@ -113,27 +101,18 @@ final class OpenAiChatModelRebuild {
         ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
         ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
-        ClientOptions options = OPTIONS.read(client, beanName);
-        ClientOptions asyncOptions = ASYNC_OPTIONS.read(clientAsync, beanName);
-        HttpClient transport = TRANSPORT.read(options, beanName);
-        HttpClient asyncTransport = TRANSPORT.read(asyncOptions, beanName);
+        ClientOptions options = OpenAiClients.options(client, beanName);
+        ClientOptions asyncOptions = OpenAiClients.options(clientAsync, beanName);
         int clientRetries = Math.max(options.maxRetries(), asyncOptions.maxRetries());
         if (clientRetries > 0) {
             throw new ChatModelClientRetriesException(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
-                    "(Spring AI reads " + OpenAiProvider.CLIENT_RETRIES_PROPERTY
-                            + "=3, its default, as unset, and then takes "
-                            + "spring.ai.openai.max-retries.) ");
+                    OpenAiClients.retriesNote(OpenAiProvider.CLIENT_RETRIES_PROPERTY));
         }
 
         StreamCalls calls = new StreamCalls();
-        OpenAIClient retried = client.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer, options.streamHandlerExecutor(),
-                    calls))
-            .maxRetries(0));
-        OpenAIClientAsync retriedAsync = CancellableStreams.wrap(clientAsync.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, asyncTransport, retrier, timer,
-                    asyncOptions.streamHandlerExecutor(), calls))
-            .maxRetries(0)), calls);
+        OpenAIClient retried = OpenAiClients.retried(client, options, beanName, retrier, timer, calls);
+        OpenAIClientAsync retriedAsync = CancellableStreams
+            .wrap(OpenAiClients.retried(clientAsync, asyncOptions, beanName, retrier, timer, calls), calls);
         OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);
         return rebuilt;

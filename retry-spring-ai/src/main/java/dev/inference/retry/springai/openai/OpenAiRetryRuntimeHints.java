@@ -12,16 +12,19 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild OpenAI chat models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild} reads, and the JDK proxies this module makes of the SDK's interfaces
- * (the clients of {@link CancellableStreams}, the HTTP client of {@link RetryingHttpClient}, and a
- * stream response whose first event was read, {@link PeekedResponse}).
+ * What a native image needs to rebuild OpenAI's models on retried clients: the private fields
+ * {@link OpenAiChatModelRebuild}, {@link OpenAiEmbeddingModelRebuild} and {@link OpenAiClients} read,
+ * and the JDK proxies this module makes of the SDK's interfaces (the clients of
+ * {@link CancellableStreams}, the HTTP client of {@link RetryingHttpClient}, and a stream response whose
+ * first event was read, {@link PeekedResponse}).
  */
 final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        OpenAiEmbeddingModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        OpenAiClients.FIELDS.forEach((field) -> field.registerHint(hints));
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);

@@ -22,7 +22,7 @@ import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.ScriptedProvider;
-import dev.inference.retry.springai.autoconfigure.ChatModelClientRetriesDefaults;
+import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;
 import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
@@ -69,7 +69,7 @@ class ChatModelRetryStarterTests {
     static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withInitializer((context) -> new ChatModelClientRetriesDefaults()
+        .withInitializer((context) -> new SpringAiClientRetriesDefaults()
             .postProcessEnvironment(context.getEnvironment(), new SpringApplication()))
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
@@ -292,8 +292,8 @@ class ChatModelRetryStarterTests {
                     .getFailure()
                     .rootCause()
                     .hasMessageStartingWith("inference.retry.clients.opneAiChatModel names no InferenceClient or "
-                            + "ChatModel bean: must be the name of an InferenceClient or ChatModel bean (one of "
-                            + "[openAiChatModel])"));
+                            + "ChatModel or OpenAiEmbeddingModel bean: must be the name of an InferenceClient or "
+                            + "ChatModel or OpenAiEmbeddingModel bean (one of [openAiChatModel])"));
         }
     }
 

@@ -10,7 +10,7 @@ import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.anthropic.AnthropicProvider;
-import dev.inference.retry.springai.autoconfigure.ChatModelNotRetriableFailureAnalyzer;
+import dev.inference.retry.springai.autoconfigure.ModelNotRetriableFailureAnalyzer;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.ollama.OllamaProvider;
 import dev.inference.retry.springai.openai.OpenAiProvider;
@@ -230,7 +230,7 @@ class ChatModelProxyRetryPostProcessorTests {
                 .withBean("finalChatModel", FinalChatModel.class)
                 .run((context) -> {
                     assertThat(context).hasFailed();
-                    FailureAnalysis report = new ChatModelNotRetriableFailureAnalyzer().analyze(context.getStartupFailure());
+                    FailureAnalysis report = new ModelNotRetriableFailureAnalyzer().analyze(context.getStartupFailure());
 
                     assertThat(report.getDescription()).startsWith("The chat model bean 'finalChatModel' is to be retried")
                         .contains(FinalChatModel.class.getName() + " is final");
