@@ -41,6 +41,6 @@ class OpenAiRetryConfiguration {
 
     @Bean
     RetriedBeanType inferenceRetryOpenAiEmbeddingModels() {
-        return RetriedBeanType.retried(OpenAiEmbeddingModel.class);
+        return RetriedBeanType.retried(OpenAiEmbeddingModel.class, "EmbeddingModel");
     }
 }

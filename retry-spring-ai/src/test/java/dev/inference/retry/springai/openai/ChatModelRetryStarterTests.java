@@ -292,8 +292,8 @@ class ChatModelRetryStarterTests {
                     .getFailure()
                     .rootCause()
                     .hasMessageStartingWith("inference.retry.clients.opneAiChatModel names no InferenceClient or "
-                            + "ChatModel or OpenAiEmbeddingModel bean: must be the name of an InferenceClient or "
-                            + "ChatModel or OpenAiEmbeddingModel bean (one of [openAiChatModel])"));
+                            + "ChatModel or EmbeddingModel bean: must be the name of an InferenceClient or ChatModel or "
+                            + "EmbeddingModel bean (one of [openAiChatModel])"));
         }
     }
 

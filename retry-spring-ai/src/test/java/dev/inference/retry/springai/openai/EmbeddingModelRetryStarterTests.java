@@ -156,7 +156,7 @@ class EmbeddingModelRetryStarterTests {
                     .getFailure()
                     .rootCause()
                     .isInstanceOf(InvalidRetryPropertyException.class)
-                    .hasMessageStartingWith("OpenAiEmbeddingModel bean 'openAiEmbeddingModel': "
+                    .hasMessageStartingWith("EmbeddingModel bean 'openAiEmbeddingModel': "
                             + "inference.retry.stable-retries is not set"));
         }
 
