@@ -1,7 +1,10 @@
 package dev.inference.retry.springai;
 
+import com.google.genai.Client;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
+import java.util.Optional;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
+import org.springframework.ai.model.google.genai.autoconfigure.chat.GoogleGenAiChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
@@ -64,6 +67,22 @@ public final class SpringAiStarters {
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
             .withPropertyValues("spring.ai.anthropic.base-url=" + root, "spring.ai.anthropic.api-key=test",
                     "spring.ai.anthropic.max-retries=0");
+    }
+
+    /**
+     * Google GenAI's chat model on the Gemini API against a provider speaking Gemini's wire format. The SDK
+     * takes its base URL from a default that it keeps in a static field: each context sets it as it starts.
+     *
+     * @param root the provider's root, which the model calls
+     * @return the runner
+     */
+    public static ApplicationContextRunner googleGenAi(String root) {
+        return new ApplicationContextRunner()
+            .withInitializer((context) -> Client.setDefaultBaseUrls(Optional.of(root), Optional.empty()))
+            .withConfiguration(AutoConfigurations.of(GoogleGenAiChatAutoConfiguration.class,
+                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.google.genai.api-key=test", "spring.ai.model.chat=google-genai",
+                    "spring.ai.google.genai.chat.options.model=" + GoogleWire.MODEL);
     }
 
     /**

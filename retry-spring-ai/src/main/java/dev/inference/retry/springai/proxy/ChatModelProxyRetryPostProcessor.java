@@ -60,8 +60,6 @@ public final class ChatModelProxyRetryPostProcessor
     /** The package of Spring AI's own classes. */
     private static final String SPRING_AI = "org.springframework.ai.";
 
-    private static final String OLLAMA_CHAT_MODEL = "org.springframework.ai.ollama.OllamaChatModel";
-
     private final ObjectProvider<ChatModelRetriers> retriers;
 
     private final ObjectProvider<ChatModelFailureTranslator> translators;
@@ -231,8 +229,8 @@ public final class ChatModelProxyRetryPostProcessor
             return "it retries each exchange itself, with the RetryTemplate in its field "
                     + field.getDeclaringClass().getName() + "." + field.getName() + " (as Spring AI's models on "
                     + "spring-ai-retry do), and a retry above it would multiply the attempts; this module makes that "
-                    + "template one attempt only for " + ClassUtils.getShortName(OLLAMA_CHAT_MODEL)
-                    + ". Keep the model's own retries";
+                    + "template one attempt only for the models it retries beneath the bean. Keep the model's own "
+                    + "retries";
         }
         return null;
     }
