@@ -30,14 +30,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An OpenAI-compatible provider on a port of 127.0.0.1, ephemeral unless one is given, that fails
- * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, answering each
- * request with an
- * {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
+ * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, and
+ * {@code POST /v1/embeddings}, answering each request with an {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
  * one drawn from its {@link FaultMix} with a seeded random generator, so that a run is
- * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk.
+ * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk; an
+ * embedding is computed from its text alone.
  *
  * <p>It is written on plain sockets, with one exchange per connection, so that it can fail the
  * ways real providers do: reset a connection before answering, or cut a stream after a few chunks.
@@ -49,6 +50,10 @@ import org.apache.commons.logging.LogFactory;
 public final class FlakyProvider implements AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(FlakyProvider.class);
+
+    private static final String CHAT_COMPLETIONS = "/v1/chat/completions";
+
+    private static final String EMBEDDINGS = "/v1/embeddings";
 
     /** Chunks a {@link Outcome#CUT cut} stream delivers before the connection closes. */
     private static final int CHUNKS_BEFORE_CUT = 2;
@@ -66,6 +71,8 @@ public final class FlakyProvider implements AutoCloseable {
     private final Duration retryAfter;
 
     private final Completions completions = new Completions();
+
+    private final Embeddings embeddings = new Embeddings();
 
     private final Queue<Outcome> script = new ConcurrentLinkedQueue<>();
 
@@ -243,23 +250,16 @@ public final class FlakyProvider implements AutoCloseable {
                 return;
             }
             this.requests.add(request);
-            if (!request.method().equals("POST") || !request.path().equals("/v1/chat/completions")) {
-                sendError(out, 404, "Not Found", "Only POST /v1/chat/completions is served", "invalid_request_error",
-                        "unknown_url");
-                return;
-            }
-            Optional<Completions.Chat> chat = this.completions.readChat(request.body());
-            if (chat.isEmpty()) {
-                sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
-                        "invalid_request_error", "invalid_body");
+            Answer success = success(request, out);
+            if (success == null) {
                 return;
             }
             Outcome outcome = nextOutcome();
             if (logger.isInfoEnabled()) {
-                logger.info("Embedded provider: request " + this.requests.size() + " ("
-                        + (chat.get().stream() ? "stream" : "unary") + ") -> " + outcome);
+                logger.info("Embedded provider: request " + this.requests.size() + " (" + success.kind() + ") -> "
+                        + outcome);
             }
-            answer(socket, in, out, chat.get(), outcome);
+            answer(socket, in, out, success, outcome);
         }
         catch (IOException ex) {
             // The client went away or the provider is stopping: nobody is left to answer.
@@ -277,10 +277,40 @@ public final class FlakyProvider implements AutoCloseable {
         }
     }
 
-    private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome)
+    /**
+     * Returns how a request is answered when it succeeds, or {@code null} once it was answered 404 or 400
+     * because it is none the provider serves.
+     */
+    private @Nullable Answer success(RecordedRequest request, OutputStream out) throws IOException {
+        boolean post = request.method().equals("POST");
+        if (post && request.path().equals(CHAT_COMPLETIONS)) {
+            Optional<Completions.Chat> chat = this.completions.readChat(request.body());
+            if (chat.isPresent()) {
+                return new Answer(chat.get().stream() ? "stream" : "unary",
+                        (cut) -> sendCompletion(out, chat.get(), cut));
+            }
+            sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
+                    "invalid_request_error", "invalid_body");
+            return null;
+        }
+        if (post && request.path().equals(EMBEDDINGS)) {
+            Optional<Embeddings.Request> embed = this.embeddings.read(request.body());
+            if (embed.isPresent()) {
+                return new Answer("embeddings", (cut) -> sendJson(out, this.embeddings.list(embed.get()), cut));
+            }
+            sendError(out, 400, "Bad Request", "The body must hold a model and an input", "invalid_request_error",
+                    "invalid_body");
+            return null;
+        }
+        sendError(out, 404, "Not Found", "Only POST " + CHAT_COMPLETIONS + " and POST " + EMBEDDINGS + " are served",
+                "invalid_request_error", "unknown_url");
+        return null;
+    }
+
+    private void answer(Socket socket, InputStream in, OutputStream out, Answer success, Outcome outcome)
             throws IOException {
         switch (outcome) {
-            case SUCCESS -> sendCompletion(out, chat, false);
+            case SUCCESS -> success.send(false);
             case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
                     "requests", "rate_limit_exceeded");
             case UNAVAILABLE -> sendError(out, 503, "Service Unavailable", "The engine is overloaded (simulated)",
@@ -294,7 +324,7 @@ public final class FlakyProvider implements AutoCloseable {
                 socket.setSoLinger(true, 0);
                 socket.close();
             }
-            case CUT -> sendCompletion(out, chat, true);
+            case CUT -> success.send(true);
             case STALL -> {
                 socket.setSoTimeout(0);
                 // Answer nothing; return once the client closes the connection or the provider stops.
@@ -308,15 +338,7 @@ public final class FlakyProvider implements AutoCloseable {
     private void sendCompletion(OutputStream out, Completions.Chat chat, boolean cut) throws IOException {
         String id = "chatcmpl-" + this.completionIds.incrementAndGet();
         if (!chat.stream()) {
-            byte[] body = this.completions.completion(chat, id);
-            if (!cut) {
-                Wire.writeResponse(out, 200, "OK", Map.of(), "application/json", body);
-                return;
-            }
-            Wire.writeHead(out, 200, "OK", headers("Content-Type", "application/json", "Content-Length",
-                    Integer.toString(body.length)));
-            out.write(body, 0, body.length / 2);
-            out.flush();
+            sendJson(out, this.completions.completion(chat, id), cut);
             return;
         }
         Wire.writeHead(out, 200, "OK", headers("Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
@@ -333,6 +355,18 @@ public final class FlakyProvider implements AutoCloseable {
         }
         sendEvent(out, this.completions.finishChunk(chat, id));
         sendEvent(out, "[DONE]");
+    }
+
+    /** Sends a JSON body whole, or, cut, half of the body its headers announce. */
+    private static void sendJson(OutputStream out, byte[] body, boolean cut) throws IOException {
+        if (!cut) {
+            Wire.writeResponse(out, 200, "OK", Map.of(), "application/json", body);
+            return;
+        }
+        Wire.writeHead(out, 200, "OK", headers("Content-Type", "application/json", "Content-Length",
+                Integer.toString(body.length)));
+        out.write(body, 0, body.length / 2);
+        out.flush();
     }
 
     private static void sendEvent(OutputStream out, String data) throws IOException {
@@ -372,5 +406,25 @@ public final class FlakyProvider implements AutoCloseable {
     @Override
     public String toString() {
         return "FlakyProvider[" + baseUrl() + ", faults=" + this.faults + "]";
+    }
+
+    /**
+     * How a request that succeeds is answered.
+     *
+     * @param kind what the request is, for the log: {@code unary}, {@code stream} or {@code embeddings}
+     * @param body sends the successful answer, whole or cut
+     */
+    private record Answer(String kind, Body body) {
+
+        void send(boolean cut) throws IOException {
+            this.body.send(cut);
+        }
+    }
+
+    /** Sends a successful answer: whole, or cut part-way (see {@link Outcome#CUT}). */
+    @FunctionalInterface
+    private interface Body {
+
+        void send(boolean cut) throws IOException;
     }
 }
