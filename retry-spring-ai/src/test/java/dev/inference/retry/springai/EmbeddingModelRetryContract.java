@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -126,28 +125,16 @@ public abstract class EmbeddingModelRetryContract {
             provider().always(error(429, "Slow down").withHeader("Retry-After", "3600"));
             run((context) -> {
                 EmbeddingModel model = model(context);
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.embed("Hello");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                    }
-                });
-                caller.start();
+                BlockedCall call = BlockedCall.start(() -> model.embed("Hello"));
                 awaitTrue(() -> !events.scheduled().isEmpty());
 
                 assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(ChatModelRetryContract.FIVE_MINUTES);
-                long interrupted = System.nanoTime();
-                caller.interrupt();
-                caller.join(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN).toMillis());
+                Duration ended = call.interruptAndJoin(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
 
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(Duration.ofNanos(System.nanoTime() - interrupted))
-                    .isLessThan(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                assertThat(call.isAlive()).isFalse();
+                assertThat(ended).isLessThan(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
+                assertThat(call.thrown()).isInstanceOf(CancellationException.class);
                 assertThat(provider().requests()).isEqualTo(1);
             });
         }

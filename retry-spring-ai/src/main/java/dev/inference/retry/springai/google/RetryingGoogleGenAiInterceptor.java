@@ -3,7 +3,6 @@ package dev.inference.retry.springai.google;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.genai.types.HttpRetryOptions;
-import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RetryAfter;
@@ -13,6 +12,7 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
+import dev.inference.retry.springai.exchange.InterceptedAttempt;
 import dev.inference.retry.springai.exchange.TypedFailures;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -92,26 +92,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
             return chain.proceed(request);
         }
         Request oneAttempt = request.newBuilder().tag(HttpRetryOptions.class, ONE_ATTEMPT).build();
-        BlockingRetry.Attempts<Attempt, RuntimeException> attempts = new BlockingRetry.Attempts<>() {
-
-            @Override
-            public Attempt attempt(int attempt) {
-                return RetryingGoogleGenAiInterceptor.this.attempt(chain, oneAttempt, operation);
-            }
-
-            // A permanent failure: the SDK makes of it what it makes of it today.
-            @Override
-            public @Nullable RuntimeException handedBackFailureOf(Attempt attempt) {
-                return attempt.failure();
-            }
-
-            // The caller never gets the response, so nobody else could close it.
-            @Override
-            public void release(Attempt attempt, Throwable thrown) {
-                attempt.discard();
-            }
-        };
-        return this.blocking.call(operation, CallContext.background(), attempts).handOver();
+        return InterceptedAttempt.call(this.blocking, operation, () -> attempt(chain, oneAttempt, operation));
     }
 
     /** The operation of a model exchange, or {@code null} for any other request. */
@@ -127,7 +108,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
      * Makes one attempt: returns a success or a permanent failure to hand over, or throws a failure to
      * decide about, its response already closed.
      */
-    private Attempt attempt(Chain chain, Request request, Operation operation) {
+    private InterceptedAttempt<Response> attempt(Chain chain, Request request, Operation operation) {
         Response response;
         try {
             response = chain.proceed(request);
@@ -135,7 +116,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
         catch (IOException ex) {
             // An interrupt shows as an I/O failure, but it is the caller giving up, not the network.
             if (Thread.currentThread().isInterrupted()) {
-                return Attempt.handOver(ex, TypedFailures.network(ex));
+                return InterceptedAttempt.handOver(ex, TypedFailures.network(ex));
             }
             throw GoogleFailures.networkFailure(ex);
         }
@@ -143,7 +124,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
             if (response.code() >= 400) {
                 return statusAttempt(response);
             }
-            return (operation == Operation.STREAM) ? streamAttempt(response) : Attempt.success(response);
+            return (operation == Operation.STREAM) ? streamAttempt(response) : InterceptedAttempt.success(response);
         }
         catch (IOException ex) {
             response.close();
@@ -151,12 +132,12 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
         }
     }
 
-    private Attempt statusAttempt(Response response) throws IOException {
+    private InterceptedAttempt<Response> statusAttempt(Response response) throws IOException {
         GoogleFailures.Error error = GoogleFailures.Error.parse(response.peekBody(ERROR_BODY_LIMIT).bytes());
         HttpStatusException typed = GoogleFailures.typed(response.code(), error,
                 RetryAfter.fromHeaders(response::header, this.clock));
         if (!Classification.isRetryable(typed)) {
-            return Attempt.handOver(response, typed);
+            return InterceptedAttempt.handOver(response, typed);
         }
         try (response) {
             throw GoogleFailures.statusException(response, typed);
@@ -164,20 +145,20 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
     }
 
     /** Reads a stream's first event and decides by it, handing the stream on whole. */
-    private Attempt streamAttempt(Response response) throws IOException {
+    private InterceptedAttempt<Response> streamAttempt(Response response) throws IOException {
         ResponseBody body = Objects.requireNonNull(response.body(), "A network response has a body");
         InputStream stream = body.byteStream();
         FirstSseEvent first = FirstSseEvent.read(stream, FirstSseEvent.DEFAULT_LIMIT);
         Response whole = response.newBuilder().body(replay(first.bytesRead(), stream, body.contentType())).build();
         JsonNode event = json(first.data());
         if (!GoogleFailures.Error.isError(event)) {
-            return Attempt.success(whole);
+            return InterceptedAttempt.success(whole);
         }
         GoogleFailures.Error error = GoogleFailures.Error.of(event);
         int code = (error.code() != null) ? error.code() : ProviderErrorTypes.status(error.status()).orElse(400);
         HttpStatusException typed = GoogleFailures.typed(code, error, Optional.empty());
         if (!Classification.isRetryable(typed)) {
-            return Attempt.handOver(whole, typed);
+            return InterceptedAttempt.handOver(whole, typed);
         }
         try (whole) {
             throw GoogleFailures.inBandException(Objects.requireNonNull(event), code, typed);
@@ -205,39 +186,5 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
     @Override
     public String toString() {
         return "RetryingGoogleGenAiInterceptor[retrier=" + this.retrier + "]";
-    }
-
-    /**
-     * What one attempt came to: a response to return (a success, or a permanent failure that the SDK
-     * turns into its exception), or a transport failure to rethrow for the SDK to wrap.
-     */
-    private record Attempt(@Nullable Response response, @Nullable IOException transportFailure,
-            @Nullable RuntimeException failure) {
-
-        static Attempt success(Response response) {
-            return new Attempt(response, null, null);
-        }
-
-        static Attempt handOver(Response response, RuntimeException failure) {
-            return new Attempt(response, null, failure);
-        }
-
-        static Attempt handOver(IOException transportFailure, RuntimeException failure) {
-            return new Attempt(null, transportFailure, failure);
-        }
-
-        /** Returns the response, or throws the transport's failure. */
-        Response handOver() throws IOException {
-            if (this.transportFailure != null) {
-                throw this.transportFailure;
-            }
-            return Objects.requireNonNull(this.response, "This attempt has nothing to hand over");
-        }
-
-        void discard() {
-            if (this.response != null) {
-                this.response.close();
-            }
-        }
     }
 }

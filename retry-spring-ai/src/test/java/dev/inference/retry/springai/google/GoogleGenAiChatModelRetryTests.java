@@ -16,6 +16,7 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.BlockedCall;
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.ChatModelRetryContract;
 import dev.inference.retry.springai.GoogleWire;
@@ -27,7 +28,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -131,28 +131,16 @@ class GoogleGenAiChatModelRetryTests {
             provider.always(GoogleWire.error(429, "RESOURCE_EXHAUSTED", "Quota exceeded", "3600s"));
             run((context) -> {
                 ChatModel model = model(context);
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.call("Hi");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                    }
-                });
-                caller.start();
+                BlockedCall call = BlockedCall.start(() -> model.call("Hi"));
                 awaitTrue(() -> !events.scheduled().isEmpty());
 
                 assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(ChatModelRetryContract.FIVE_MINUTES);
-                long interrupted = System.nanoTime();
-                caller.interrupt();
-                caller.join(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN).toMillis());
+                Duration ended = call.interruptAndJoin(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
 
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(Duration.ofNanos(System.nanoTime() - interrupted))
-                    .isLessThan(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                assertThat(call.isAlive()).isFalse();
+                assertThat(ended).isLessThan(ChatModelRetryContract.PROMPT.plus(ChatModelRetryContract.MARGIN));
+                assertThat(call.thrown()).isInstanceOf(CancellationException.class);
                 assertThat(provider.requests()).isEqualTo(1);
             });
         }

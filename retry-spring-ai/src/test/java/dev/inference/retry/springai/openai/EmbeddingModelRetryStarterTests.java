@@ -12,6 +12,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
+import dev.inference.retry.springai.BlockedCall;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.OpenAiWire;
@@ -24,7 +25,6 @@ import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -108,25 +108,14 @@ class EmbeddingModelRetryStarterTests {
                     .get("inference.retry.backoff")
                     .tags("client", BEAN, "operation", "invoke")
                     .timer();
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.embed("Hello");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                    }
-                });
-                caller.start();
+                BlockedCall call = BlockedCall.start(() -> model.embed("Hello"));
                 awaitTrue(() -> backoff.count() == 1);
 
                 assertThat(backoff.totalTime(TimeUnit.SECONDS)).isEqualTo(300);
-                long interrupted = System.nanoTime();
-                caller.interrupt();
-                caller.join(Duration.ofSeconds(2).toMillis());
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(Duration.ofNanos(System.nanoTime() - interrupted)).isLessThan(Duration.ofMillis(500));
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                Duration ended = call.interruptAndJoin(Duration.ofSeconds(2));
+                assertThat(call.isAlive()).isFalse();
+                assertThat(ended).isLessThan(Duration.ofMillis(500));
+                assertThat(call.thrown()).isInstanceOf(CancellationException.class);
                 assertThat(provider.requests()).isEqualTo(1);
             });
         }
