@@ -46,7 +46,8 @@ public final class ProviderErrorTypes {
             Map.entry("deadline_exceeded", 504));
 
     private static final Map<String, Integer> PERMANENT = Map.ofEntries(
-            Map.entry("authentication_error", 401), Map.entry("invalid_api_key", 401), Map.entry("unauthenticated", 401),
+            Map.entry("authentication_error", 401), Map.entry("invalid_api_key", 401),
+            Map.entry("unauthenticated", 401),
             Map.entry("permission_error", 403), Map.entry("permission_denied", 403),
             Map.entry("not_found_error", 404), Map.entry("model_not_found", 404), Map.entry("not_found", 404),
             Map.entry("request_too_large", 413));

@@ -64,7 +64,8 @@ final class Embeddings {
             embedding(request.inputs().get(i)).forEach(vector::add);
         }
         list.put("model", request.model());
-        list.putObject("usage").put("prompt_tokens", request.inputs().size()).put("total_tokens", request.inputs().size());
+        int texts = request.inputs().size();
+        list.putObject("usage").put("prompt_tokens", texts).put("total_tokens", texts);
         return this.mapper.writeValueAsBytes(list);
     }
 }

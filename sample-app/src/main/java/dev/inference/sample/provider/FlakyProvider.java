@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * An OpenAI-compatible provider on a port of 127.0.0.1, ephemeral unless one is given, that fails
  * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, and
- * {@code POST /v1/embeddings}, answering each request with an {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
- * one drawn from its {@link FaultMix} with a seeded random generator, so that a run is
+ * {@code POST /v1/embeddings}, answering each request with an {@link Outcome}: the next
+ * {@linkplain #script(Outcome...) scripted} one if there is any, or else one drawn from its
+ * {@link FaultMix} with a seeded random generator, so that a run is
  * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk; an
  * embedding is computed from its text alone.
  *

@@ -201,7 +201,8 @@ final class GoogleFailures {
             JsonNode code = error.get("code");
             JsonNode status = error.get("status");
             return new Error((code != null && code.canConvertToInt()) ? code.intValue() : null,
-                    (status != null && status.isTextual()) ? status.textValue() : null, retryDelay(error.get("details")));
+                    (status != null && status.isTextual()) ? status.textValue() : null,
+                    retryDelay(error.get("details")));
         }
 
         /** Tells whether a JSON object is an error: it has an {@code error} object. */

@@ -17,7 +17,8 @@ public final class OllamaProvider {
     /** The description, which loads none of Ollama's classes. */
     public static final SpringAiProvider DESCRIPTION = new SpringAiProvider("Ollama",
             "dev.inference.retry.springai.ollama.OllamaRetryConfiguration",
-            Set.of("org.springframework.ai.ollama.OllamaChatModel", "org.springframework.ai.ollama.OllamaEmbeddingModel"),
+            Set.of("org.springframework.ai.ollama.OllamaChatModel",
+                    "org.springframework.ai.ollama.OllamaEmbeddingModel"),
             List.of(), List.of());
 
     private OllamaProvider() {

@@ -20,13 +20,14 @@ import org.springframework.ai.openai.OpenAiChatModel;
 /**
  * Rebuilds a {@link OpenAiChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
  * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
- * tool calling manager, observation registry and convention, and each SDK client re-optioned on a retrying
- * transport ({@link OpenAiClients}). The asynchronous client is also wrapped by {@link CancellableStreams},
- * so that closing a stream ends its exchange.
+ * tool calling manager, observation registry and convention, and each SDK client re-optioned on a
+ * retrying transport ({@link OpenAiClients}). The asynchronous client is also wrapped by
+ * {@link CancellableStreams}, so that closing a stream ends its exchange.
  *
  * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found (another version, or clients that are not the
- * SDK's own) fails startup with a {@link ChatModelNotRetriableException}. A model whose clients would
+ * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found
+ * (another version, or clients that are not the SDK's own) fails startup with a
+ * {@link ChatModelNotRetriableException}. A model whose clients would
  * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
  * {@value OpenAiProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
  */

@@ -24,7 +24,8 @@ public final class OpenAiProvider {
     /** The description, which loads none of OpenAI's classes. */
     public static final SpringAiProvider DESCRIPTION = new SpringAiProvider("OpenAI",
             "dev.inference.retry.springai.openai.OpenAiRetryConfiguration",
-            Set.of("org.springframework.ai.openai.OpenAiChatModel", "org.springframework.ai.openai.OpenAiEmbeddingModel"),
+            Set.of("org.springframework.ai.openai.OpenAiChatModel",
+                    "org.springframework.ai.openai.OpenAiEmbeddingModel"),
             List.of(new ClientRetries(AUTO_CONFIGURATION + "OpenAiChatAutoConfiguration", "openAiChatModel",
                     CLIENT_RETRIES_PROPERTY),
                     new ClientRetries(AUTO_CONFIGURATION + "OpenAiEmbeddingAutoConfiguration", "openAiEmbeddingModel",

@@ -33,9 +33,9 @@ import org.springframework.util.ClassUtils;
 /**
  * Retries the calls of every chat model bean of an application's own class (no provider retries it
  * beneath the bean, see {@link SpringAiProvider#retriedBeneath()}) that {@link ChatModelRetriers} gives
- * a retrier, above its HTTP exchange: the bean becomes a proxy of its own class whose {@link RetryingChatModelInterceptor}
- * retries {@code call} and {@code stream}. A Spring AOP proxy already made that is not frozen gets the
- * interceptor added to its advice instead.
+ * a retrier, above its HTTP exchange: the bean becomes a proxy of its own class whose
+ * {@link RetryingChatModelInterceptor} retries {@code call} and {@code stream}. A Spring AOP proxy
+ * already made that is not frozen gets the interceptor added to its advice instead.
  *
  * <p>Refused at startup with a {@link ChatModelNotRetriableException} naming the bean and the fix: a chat
  * model class of Spring AI's own ({@code org.springframework.ai.}) that no provider retries beneath the

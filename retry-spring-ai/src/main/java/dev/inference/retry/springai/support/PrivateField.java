@@ -49,8 +49,8 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
             value = field.get(target);
         }
         catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
-            throw new ModelNotRetriableException(KIND, beanName, "the field " + this + " could not be read (this module "
-                    + "supports " + this.supported + ")", ex);
+            throw new ModelNotRetriableException(KIND, beanName,
+                    "the field " + this + " could not be read (this module supports " + this.supported + ")", ex);
         }
         if (value == null) {
             throw new ModelNotRetriableException(KIND, beanName, "the field " + this + " is null", null);
