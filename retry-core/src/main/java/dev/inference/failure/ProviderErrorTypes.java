@@ -14,39 +14,48 @@ import org.jspecify.annotations.Nullable;
  * exactly as the same error sent with its status would be.
  *
  * <table>
- * <caption>In-band error types (OpenAI's {@code type} or {@code code}, Anthropic's {@code type})</caption>
+ * <caption>In-band error types (OpenAI's {@code type} or {@code code}, Anthropic's {@code type},
+ * Google's {@code status}, a {@code google.rpc.Code} name)</caption>
  * <tr><th>type</th><th>status</th><th>transient</th></tr>
- * <tr><td>{@code rate_limit}, {@code rate_limit_error}, {@code rate_limit_exceeded}</td><td>429</td>
+ * <tr><td>{@code rate_limit}, {@code rate_limit_error}, {@code rate_limit_exceeded},
+ * {@code resource_exhausted}</td><td>429</td><td>yes</td></tr>
+ * <tr><td>{@code server_error}, {@code api_error}, {@code internal_error}, {@code internal}</td><td>500</td>
  * <td>yes</td></tr>
- * <tr><td>{@code server_error}, {@code api_error}, {@code internal_error}</td><td>500</td><td>yes</td></tr>
  * <tr><td>{@code overloaded}, {@code overloaded_error}, {@code server_overloaded},
- * {@code service_unavailable}</td><td>503</td><td>yes</td></tr>
- * <tr><td>{@code authentication_error}, {@code invalid_api_key}</td><td>401</td><td>no</td></tr>
- * <tr><td>{@code permission_error}</td><td>403</td><td>no</td></tr>
- * <tr><td>{@code not_found_error}, {@code model_not_found}</td><td>404</td><td>no</td></tr>
+ * {@code service_unavailable}, {@code unavailable}</td><td>503</td><td>yes</td></tr>
+ * <tr><td>{@code deadline_exceeded}</td><td>504</td><td>yes</td></tr>
+ * <tr><td>{@code authentication_error}, {@code invalid_api_key}, {@code unauthenticated}</td><td>401</td>
+ * <td>no</td></tr>
+ * <tr><td>{@code permission_error}, {@code permission_denied}</td><td>403</td><td>no</td></tr>
+ * <tr><td>{@code not_found_error}, {@code model_not_found}, {@code not_found}</td><td>404</td><td>no</td></tr>
  * <tr><td>{@code request_too_large}</td><td>413</td><td>no</td></tr>
  * <tr><td>{@code insufficient_quota}: a {@linkplain #isQuotaExceeded quota error}</td><td>none here
  * (OpenAI sends it with 429)</td><td>no</td></tr>
  * </table>
  *
  * <p>Matching ignores case. Traps: a type the table does not know ({@code invalid_request_error},
- * {@code context_length_exceeded}, a new one), or none, is permanent and stands for no status of its
- * own; a transport that must give it one gives 400. A quota error comes with a 429 but is no rate
- * limit: no wait helps until the account's billing changes, so it stands for no status here (a 429
- * would be retried) and a transport makes it a {@link QuotaExceededException}.
+ * {@code context_length_exceeded}, Google's {@code INVALID_ARGUMENT} or {@code FAILED_PRECONDITION}, a
+ * new one), or none, is permanent and stands for no status of its own; a transport that must give it
+ * one gives 400. A quota error comes with a 429 but is no rate limit: no wait helps until the
+ * account's billing changes, so it stands for no status here (a 429 would be retried) and a transport
+ * makes it a {@link QuotaExceededException}.
  */
 public final class ProviderErrorTypes {
 
     private static final Map<String, Integer> TRANSIENT = Map.ofEntries(
             Map.entry("rate_limit", 429), Map.entry("rate_limit_error", 429), Map.entry("rate_limit_exceeded", 429),
+            Map.entry("resource_exhausted", 429),
             Map.entry("server_error", 500), Map.entry("api_error", 500), Map.entry("internal_error", 500),
+            Map.entry("internal", 500),
             Map.entry("overloaded", 503), Map.entry("overloaded_error", 503), Map.entry("server_overloaded", 503),
-            Map.entry("service_unavailable", 503));
+            Map.entry("service_unavailable", 503), Map.entry("unavailable", 503),
+            Map.entry("deadline_exceeded", 504));
 
     private static final Map<String, Integer> PERMANENT = Map.ofEntries(
             Map.entry("authentication_error", 401), Map.entry("invalid_api_key", 401),
-            Map.entry("permission_error", 403),
-            Map.entry("not_found_error", 404), Map.entry("model_not_found", 404),
+            Map.entry("unauthenticated", 401),
+            Map.entry("permission_error", 403), Map.entry("permission_denied", 403),
+            Map.entry("not_found_error", 404), Map.entry("model_not_found", 404), Map.entry("not_found", 404),
             Map.entry("request_too_large", 413));
 
     /** Types and codes that say the account's quota is used up (OpenAI's, with a 429). */
@@ -121,7 +130,7 @@ public final class ProviderErrorTypes {
      * under which a retry decorator retries the error.
      *
      * @param type the error's type (or code), or {@code null} when it has none
-     * @return 429, 500 or 503 as the table gives, or empty when the type is permanent, unknown or
+     * @return 429, 500, 503 or 504 as the table gives, or empty when the type is permanent, unknown or
      *     absent
      */
     public static OptionalInt transientStatus(@Nullable String type) {
@@ -135,7 +144,7 @@ public final class ProviderErrorTypes {
      *
      * @param type the error's type, or {@code null}
      * @param code the error's code, or {@code null}
-     * @return 429, 500 or 503 as the table gives, or empty when the error is permanent, unknown or
+     * @return 429, 500, 503 or 504 as the table gives, or empty when the error is permanent, unknown or
      *     untyped
      */
     public static OptionalInt transientStatus(@Nullable String type, @Nullable String code) {

@@ -18,12 +18,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Parses the delays that providers send with a 429 or 503, for transports that build
  * {@link HttpStatusException}s: {@link #fromHeaders} reads a response's headers as the providers
- * mean them, {@link #parse} and {@link #parseMillis} one header's value.
+ * mean them, {@link #parse} and {@link #parseMillis} one header's value, and
+ * {@link #parseProtoDuration} a delay that an error body gives as a protocol buffers
+ * {@code Duration} (the {@code retryDelay} of Google's {@code google.rpc.RetryInfo}), which counts as
+ * a {@code Retry-After}.
  *
- * <p>All three are total: garbage, zero, negative values and dates in the past give an empty
+ * <p>All four are total: garbage, zero, negative values and dates in the past give an empty
  * result, and enormous values saturate to the largest {@link Duration}; none ever throws for any
- * header value. Capping the delay to something sensible is the retry schedule's job, not the
- * parser's.
+ * value. Capping the delay to something sensible is the retry schedule's job, not the parser's.
  */
 public final class RetryAfter {
 
@@ -101,22 +103,45 @@ public final class RetryAfter {
      * @return the positive delay, or empty when the value is absent, garbage, zero or negative
      */
     public static Optional<Duration> parseMillis(@Nullable String headerValue) {
-        if (headerValue == null) {
+        return (headerValue != null) ? decimal(headerValue.strip(), RetryAfter::millis, 6) : Optional.empty();
+    }
+
+    /**
+     * Parses a delay written as a protocol buffers {@code Duration} in its JSON form: a non-negative
+     * number of seconds, which may have a fraction, followed by {@code s} ({@code "36s"},
+     * {@code "1.5s"}), as Google's APIs send it in the {@code retryDelay} of a
+     * {@code google.rpc.RetryInfo} in an error body. A fraction finer than nanoseconds is cut off.
+     *
+     * @param value the value, or {@code null} when the body gives none; surrounding white space is
+     *     ignored
+     * @return the positive delay, or empty when the value is absent, garbage, zero or negative
+     */
+    public static Optional<Duration> parseProtoDuration(@Nullable String value) {
+        if (value == null) {
             return Optional.empty();
         }
-        String value = headerValue.strip();
+        String text = value.strip();
+        return text.endsWith("s") ? decimal(text.substring(0, text.length() - 1), RetryAfter::seconds, 9)
+                : Optional.empty();
+    }
+
+    /**
+     * Parses digits with an optional fraction ({@code "20"}, {@code "20.5"}) of a unit whose fraction
+     * is {@code fractionDigits} digits of nanoseconds: 6 for milliseconds, 9 for seconds.
+     */
+    private static Optional<Duration> decimal(String value, Function<String, Duration> whole, int fractionDigits) {
         int dot = value.indexOf('.');
         int end = (dot >= 0) ? dot : value.length();
         if (!isDigits(value, 0, end) || (dot >= 0 && !isDigits(value, dot + 1, value.length()))) {
             return Optional.empty();
         }
-        Duration whole = millis(value.substring(0, end));
-        if (dot < 0 || whole.equals(SATURATED)) {
-            return positive(whole);
+        Duration units = whole.apply(value.substring(0, end));
+        if (dot < 0 || units.equals(SATURATED)) {
+            return positive(units);
         }
-        // Nanoseconds are the finest a Duration holds: keep six digits of the fraction.
-        String fraction = (value.substring(dot + 1) + "000000").substring(0, 6);
-        return positive(whole.plusNanos(Long.parseLong(fraction)));
+        // Nanoseconds are the finest a Duration holds: keep that many digits of the fraction.
+        String fraction = (value.substring(dot + 1) + "0".repeat(fractionDigits)).substring(0, fractionDigits);
+        return positive(units.plusNanos(Long.parseLong(fraction)));
     }
 
     private static Duration seconds(String digits) {

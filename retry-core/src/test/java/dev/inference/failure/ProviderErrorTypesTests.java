@@ -18,7 +18,8 @@ class ProviderErrorTypesTests {
         @ParameterizedTest(name = "{0} is {1}")
         @CsvSource({ "rate_limit, 429", "rate_limit_error, 429", "rate_limit_exceeded, 429", "server_error, 500",
                 "api_error, 500", "internal_error, 500", "overloaded, 503", "overloaded_error, 503",
-                "server_overloaded, 503", "service_unavailable, 503" })
+                "server_overloaded, 503", "service_unavailable, 503", "RESOURCE_EXHAUSTED, 429", "INTERNAL, 500",
+                "UNAVAILABLE, 503", "DEADLINE_EXCEEDED, 504" })
         void givesATransientTypeItsRetriedStatus(String type, int status) {
             assertThat(ProviderErrorTypes.transientStatus(type)).hasValue(status);
             assertThat(ProviderErrorTypes.status(type)).hasValue(status);
@@ -27,7 +28,8 @@ class ProviderErrorTypesTests {
 
         @ParameterizedTest(name = "{0} is {1}")
         @CsvSource({ "authentication_error, 401", "invalid_api_key, 401", "permission_error, 403",
-                "not_found_error, 404", "model_not_found, 404", "request_too_large, 413" })
+                "not_found_error, 404", "model_not_found, 404", "request_too_large, 413", "UNAUTHENTICATED, 401",
+                "PERMISSION_DENIED, 403", "NOT_FOUND, 404" })
         void givesAPermanentTypeItsStatusButNoTransientOne(String type, int status) {
             assertThat(ProviderErrorTypes.status(type)).hasValue(status);
             assertThat(ProviderErrorTypes.transientStatus(type)).isEmpty();
@@ -43,7 +45,7 @@ class ProviderErrorTypesTests {
         @ParameterizedTest(name = "\"{0}\"")
         @NullSource
         @ValueSource(strings = { "invalid_request_error", "context_length_exceeded", "insufficient_quota", "error",
-                "", " overloaded", "rate-limit" })
+                "", " overloaded", "rate-limit", "INVALID_ARGUMENT", "FAILED_PRECONDITION", "UNKNOWN", "UNIMPLEMENTED" })
         void knowsNoStatusOfATypeItDoesNotList(String type) {
             assertThat(ProviderErrorTypes.status(type)).isEmpty();
             assertThat(ProviderErrorTypes.transientStatus(type)).isEmpty();

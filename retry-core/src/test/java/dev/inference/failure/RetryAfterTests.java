@@ -3,6 +3,8 @@ package dev.inference.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -164,6 +166,62 @@ class RetryAfterTests {
     }
 
     @Nested
+    class ProtoDuration {
+
+        @ParameterizedTest(name = "\"{0}\" is {1} ns")
+        @CsvSource(delimiter = '|', value = { "36s|36000000000", "1.5s|1500000000", "1s|1000000000",
+                "' 2s\t'|2000000000", "0.000000001s|1", "1.0000000009s|1000000000", "007.250s|7250000000",
+                "0.1s|100000000" })
+        void parsesSecondsWithAFraction(String value, long nanos) {
+            assertThat(RetryAfter.parseProtoDuration(value)).contains(Duration.ofNanos(nanos));
+        }
+
+        @Test
+        void parsesTheLargestLongOfSecondsWithAFraction() {
+            assertThat(RetryAfter.parseProtoDuration("9223372036854775806.999999999s"))
+                .contains(Duration.ofSeconds(Long.MAX_VALUE - 1, 999_999_999));
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "9223372036854775807s", "9223372036854775807.5s", "9223372036854775808s",
+                "99999999999999999999999999999999999999.9s" })
+        void saturatesEnormousValues(String value) {
+            assertThat(RetryAfter.parseProtoDuration(value)).contains(SATURATED);
+        }
+
+        @ParameterizedTest(name = "\"{0}\"")
+        @ValueSource(strings = { "0s", "0.0s", "0.0000000001s", "-1s", "-0.5s", "+1s", "1", "36", "s", "1.s", ".5s",
+                "1.2.3s", "1,5s", "1e3s", "1S", "1 s", "1ms", "1.5ss", "NaNs", "Infinitys", "abc", "", "   " })
+        void ignoresZeroNegativeAndGarbage(String value) {
+            assertThat(RetryAfter.parseProtoDuration(value)).isEmpty();
+        }
+
+        @Test
+        void ignoresAnAbsentValue() {
+            assertThat(RetryAfter.parseProtoDuration(null)).isEmpty();
+        }
+    }
+
+    /**
+     * {@code parseProtoDuration} over many random values, garbage, negative and enormous values among
+     * them, against a model of the format in {@link BigDecimal}. The generator is seeded, so that a
+     * failing case is reproduced by running the test again.
+     */
+    @Nested
+    class FromRandomProtoDurations {
+
+        static final long SEED = 0x5EED_6E31_1201L;
+
+        static final int CASES = 500;
+
+        @ParameterizedTest(name = "[{index}] \"{0}\"")
+        @MethodSource("dev.inference.failure.RetryAfterTests#randomProtoDurations")
+        void parsesAsTheFormatSaysWithoutThrowing(String value) {
+            assertThat(RetryAfter.parseProtoDuration(value)).isEqualTo(protoDurationModel(value));
+        }
+    }
+
+    @Nested
     class FromHeaders {
 
         private final Map<String, String> headers = new HashMap<>();
@@ -264,6 +322,43 @@ class RetryAfterTests {
             Optional<Duration> fromMillis = RetryAfter.parseMillis(millis);
             assertThat(read).isEqualTo(fromMillis.isPresent() ? fromMillis : RetryAfter.parse(seconds, CLOCK));
         }
+    }
+
+    static Stream<Arguments> randomProtoDurations() {
+        SplittableRandom random = new SplittableRandom(FromRandomProtoDurations.SEED);
+        return Stream.generate(() -> Arguments.of(randomProtoDuration(random))).limit(FromRandomProtoDurations.CASES);
+    }
+
+    private static String randomProtoDuration(SplittableRandom random) {
+        return switch (random.nextInt(6)) {
+            case 0 -> digits(random, random.nextInt(1, 25)) + "s";
+            case 1 -> digits(random, random.nextInt(1, 8)) + "." + digits(random, random.nextInt(1, 12)) + "s";
+            case 2 -> "-" + digits(random, random.nextInt(1, 5)) + "s";
+            case 3 -> " " + digits(random, random.nextInt(1, 4)) + "s\t";
+            case 4 -> digits(random, random.nextInt(1, 4)) + (random.nextBoolean() ? "" : "ms");
+            default -> garbage(random);
+        };
+    }
+
+    /**
+     * What a protocol buffers {@code Duration} in JSON says, computed another way: the value is
+     * {@code digits[.digits]s}, and its positive number of seconds, cut to nanoseconds and saturated.
+     */
+    private static Optional<Duration> protoDurationModel(String value) {
+        String text = value.strip();
+        if (!text.matches("[0-9]+(\\.[0-9]+)?s")) {
+            return Optional.empty();
+        }
+        BigDecimal seconds = new BigDecimal(text.substring(0, text.length() - 1)).setScale(9, RoundingMode.DOWN);
+        if (seconds.signum() == 0) {
+            return Optional.empty();
+        }
+        if (seconds.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) >= 0) {
+            return Optional.of(SATURATED);
+        }
+        BigDecimal whole = seconds.setScale(0, RoundingMode.DOWN);
+        return Optional.of(Duration.ofSeconds(whole.longValueExact(),
+                seconds.subtract(whole).movePointRight(9).longValueExact()));
     }
 
     static Stream<Arguments> randomHeaders() {

@@ -13,7 +13,8 @@ import org.springframework.util.StringUtils;
 /**
  * Wires the sample's Spring AI side: a {@link ChatClient} over the auto-configured
  * {@link OpenAiChatModel} (the bean {@code openAiChatModel}, which the retry starter retries), calling
- * the same provider as the {@code openai} client.
+ * the same provider as the {@code openai} client, as the auto-configured embedding model
+ * ({@code openAiEmbeddingModel}, retried too) does.
  *
  * <p>The embedded provider listens on a port chosen when it starts ({@code sample.provider.port} is 0,
  * any free port, unless set), so no configuration file can hold its address. Instead,
@@ -37,8 +38,9 @@ class SpringAiConfiguration {
     }
 
     /**
-     * Sets the base URL of Spring AI's OpenAI connection to the sample's provider (the embedded one, or
-     * {@code sample.inference.base-url}) with the {@code /v1} that the OpenAI SDK expects, when
+     * Sets the base URL of Spring AI's OpenAI connection, which both models use, to the sample's provider
+     * (the embedded one, or {@code sample.inference.base-url}) with the {@code /v1} that the OpenAI SDK
+     * expects, when
      * {@code spring.ai.openai.base-url} is not set. Its collaborators are resolved at the connection
      * properties' bean, so registering it initialises nothing early.
      */

@@ -14,7 +14,8 @@ import org.springframework.test.annotation.DirtiesContext.ClassMode;
 
 /**
  * What the sample exposes at {@code /actuator}: the retry metrics of its {@code openai} client and of
- * its Spring AI chat model {@code openAiChatModel}, and the {@code inferenceretry} endpoint. Each test
+ * its Spring AI models {@code openAiChatModel} and {@code openAiEmbeddingModel}, and the
+ * {@code inferenceretry} endpoint. Each test
  * starts a fresh application, never one cached by another test class, so every count is exact.
  */
 @SampleAppTest
@@ -92,7 +93,7 @@ class RetryObservabilityIntegrationTests extends AgainstTheSample {
     }
 
     @Test
-    void inferenceRetryEndpointListsTheClientAndTheChatModelWithTheirPolicyAndSchedule() throws Exception {
+    void inferenceRetryEndpointListsTheClientAndTheSpringAiModelsWithTheirPolicyAndSchedule() throws Exception {
         HttpResponse<String> response = http.get("/actuator/inferenceretry");
 
         assertThat(response.statusCode()).isEqualTo(200);
@@ -104,7 +105,9 @@ class RetryObservabilityIntegrationTests extends AgainstTheSample {
                 Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"));
         assertThat(json(response)).isEqualTo(Map.of("clients", Map.of(
                 "openai", Map.of("name", "openai", "policy", policy, "schedule", schedule),
-                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule))));
+                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule),
+                "openAiEmbeddingModel", Map.of("name", "openAiEmbeddingModel", "policy", policy, "schedule",
+                        schedule))));
     }
 
     @Test
@@ -129,6 +132,20 @@ class RetryObservabilityIntegrationTests extends AgainstTheSample {
                 "outcome:retryable_failure", "error:http_500")).isEqualTo(1);
         assertThat(http.metric("inference.retry.attempts", "client:openAiChatModel", "operation:invoke",
                 "outcome:success", "error:none")).isEqualTo(1);
+    }
+
+    @Test
+    void countsEveryAttemptOfAnEmbeddingUnderTheModelsBeanName() throws Exception {
+        provider.script(Outcome.RATE_LIMITED, Outcome.SUCCESS);
+
+        http.get("/ai/embed?text=hi");
+
+        assertThat(http.metric("inference.retry.attempts", "client:openAiEmbeddingModel", "operation:invoke",
+                "outcome:retryable_failure", "error:http_429")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.attempts", "client:openAiEmbeddingModel", "operation:invoke",
+                "outcome:success", "error:none")).isEqualTo(1);
+        assertThat(http.metric("inference.retry.exhausted", "client:openAiEmbeddingModel", "operation:invoke"))
+                .isZero();
     }
 
     @Test

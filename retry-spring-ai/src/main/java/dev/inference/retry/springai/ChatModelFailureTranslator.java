@@ -18,8 +18,8 @@ import java.util.Optional;
  * exception of its cause chain in turn, the application's translator beans in their order
  * ({@link org.springframework.core.Ordered}, {@link org.springframework.core.annotation.Order}) and then
  * the built-in ones, which know the exceptions of Spring's {@code RestClient} and {@code WebClient}, of
- * the OpenAI and Anthropic Java SDKs and of Spring AI's {@code spring-ai-retry}, each only when its
- * library is on the class path. The first answer decides. A failure whose cause chain holds a cancellation,
+ * the OpenAI, Anthropic and Google GenAI Java SDKs and of Spring AI's {@code spring-ai-retry}, each only
+ * when its library is on the class path. The first answer decides. A failure whose cause chain holds a cancellation,
  * an interrupt, a passed deadline, a shutdown, an {@link dev.inference.retry.ExhaustedException} (a model
  * retried beneath, called by this one) or a typed failure is not translated: the core classifies it
  * itself. An exception no translator knows is permanent: nothing is retried blindly.

@@ -4,10 +4,12 @@ import dev.inference.retry.Retrier;
 import java.util.Optional;
 
 /**
- * Says which Spring AI chat model beans are retried, and with what.
+ * Says which Spring AI model beans are retried, and with what: the chat models, and the embedding models
+ * a provider integration retries (such as {@code openAiEmbeddingModel}); the name is the chat models'
+ * because they came first.
  *
  * <p>The auto-configuration of this module is active only when a bean of this type exists; the
- * application's retry settings ({@code inference.retry.*}) provide it. At startup, for each chat model
+ * application's retry settings ({@code inference.retry.*}) provide it. At startup, for each model
  * bean it can retry, the post-processor asks once for the bean's retrier and rebuilds the bean, with
  * the same class, on provider clients whose HTTP exchanges that retrier decides about:
  * <ul>
@@ -24,9 +26,10 @@ import java.util.Optional;
 public interface ChatModelRetriers {
 
     /**
-     * Returns the retrier of a chat model bean.
+     * Returns the retrier of a model bean.
      *
-     * @param beanName the name of the chat model bean, such as {@code openAiChatModel}
+     * @param beanName the name of the model bean, such as {@code openAiChatModel} or
+     *     {@code openAiEmbeddingModel}
      * @return the retrier that decides about every provider exchange of that bean, or empty to leave
      *     the bean exactly as it is, its client's own retries included
      */

@@ -160,30 +160,17 @@ public abstract class ChatModelRetryContract {
             provider().always(rateLimited("3600"));
             run((context) -> {
                 ChatModel model = chat(context);
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                AtomicBoolean stillInterrupted = new AtomicBoolean();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.call("Hi");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                        stillInterrupted.set(Thread.currentThread().isInterrupted());
-                    }
-                });
-                caller.start();
+                BlockedCall call = BlockedCall.start(() -> model.call("Hi"));
                 awaitTrue(() -> !events.scheduled().isEmpty());
 
                 assertThat(events.scheduled()).extracting(RecordingRetryEvents.Scheduled::delay)
                     .containsExactly(FIVE_MINUTES);
-                long interrupted = System.nanoTime();
-                caller.interrupt();
-                caller.join(PROMPT.plus(MARGIN).toMillis());
+                Duration ended = call.interruptAndJoin(PROMPT.plus(MARGIN));
 
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(Duration.ofNanos(System.nanoTime() - interrupted)).isLessThan(PROMPT.plus(MARGIN));
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
-                assertThat(stillInterrupted).isTrue();
+                assertThat(call.isAlive()).isFalse();
+                assertThat(ended).isLessThan(PROMPT.plus(MARGIN));
+                assertThat(call.thrown()).isInstanceOf(CancellationException.class);
+                assertThat(call.wasStillInterrupted()).isTrue();
                 assertThat(provider().requests()).isEqualTo(1);
             });
         }

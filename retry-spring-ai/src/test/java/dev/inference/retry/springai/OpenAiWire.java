@@ -5,11 +5,14 @@ import java.util.stream.Collectors;
 
 /**
  * Bodies in OpenAI's wire format for {@code POST /v1/chat/completions}: a chat completion, a stream of
- * chat completion chunks as server-sent events ending with {@code data: [DONE]}, and error bodies.
+ * chat completion chunks as server-sent events ending with {@code data: [DONE]}, and error bodies; and
+ * for {@code POST /v1/embeddings}: a list of one embedding.
  */
 public final class OpenAiWire {
 
     public static final String PATH = "/v1/chat/completions";
+
+    public static final String EMBEDDINGS = "/v1/embeddings";
 
     private OpenAiWire() {
     }
@@ -52,5 +55,12 @@ public final class OpenAiWire {
         return """
                 {"error":{"message":"%s","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"""
             .formatted(message);
+    }
+
+    /** A list of one embedding, as the answer to a request of one text. */
+    public static String embeddings() {
+        return """
+                {"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2,0.3]}],\
+                "model":"text-embedding-ada-002","usage":{"prompt_tokens":1,"total_tokens":1}}""";
     }
 }

@@ -21,10 +21,12 @@ class SpringAiArchitectureTests {
 
     private static final String BASE = "dev.inference.retry.springai";
 
-    private static final String[] PROVIDERS = { BASE + ".openai..", BASE + ".anthropic..", BASE + ".ollama.." };
+    private static final String[] PROVIDERS = { BASE + ".openai..", BASE + ".anthropic..", BASE + ".ollama..",
+            BASE + ".google.." };
 
-    private static final String[] PROVIDER_SDKS = { "com.openai..", "com.anthropic..", "org.springframework.ai.openai..",
-            "org.springframework.ai.anthropic..", "org.springframework.ai.ollama.." };
+    private static final String[] PROVIDER_SDKS = { "com.openai..", "com.anthropic..", "com.google.genai..",
+            "org.springframework.ai.openai..", "org.springframework.ai.anthropic..", "org.springframework.ai.ollama..",
+            "org.springframework.ai.google.." };
 
     // Dependencies are judged by name: resolving the libraries' classes from the class path only costs time.
     private static final JavaClasses module = ArchConfiguration.withThreadLocalScope((configuration) -> {
@@ -42,7 +44,7 @@ class SpringAiArchitectureTests {
 
     @Test
     void providerPackagesNeverImportEachOther() {
-        SlicesRuleDefinition.slices().matching(BASE + ".(openai|anthropic|ollama)..").should().notDependOnEachOther()
+        SlicesRuleDefinition.slices().matching(BASE + ".(openai|anthropic|ollama|google)..").should().notDependOnEachOther()
             .check(module);
     }
 

@@ -1,17 +1,21 @@
 package dev.inference.retry.springai;
 
+import com.google.genai.Client;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
+import java.util.Optional;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
+import org.springframework.ai.model.google.genai.autoconfigure.chat.GoogleGenAiChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaEmbeddingAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiEmbeddingAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * Each provider's real Spring AI 2.0.1 chat auto-configuration, as an application gets it from the
+ * Each provider's real Spring AI 2.0.1 chat (and embedding) auto-configuration, as an application gets it from the
  * provider's starter, with this module's retry auto-configuration, pointed at a provider root on
  * loopback: the one place that says how the tests start each provider's model. Each model's client is
  * set to make one attempt per exchange, as the starter's defaults do in an application.
@@ -37,6 +41,21 @@ public final class SpringAiStarters {
     }
 
     /**
+     * OpenAI's embedding model against a provider speaking OpenAI's wire format.
+     *
+     * @param root the provider's root, such as {@code http://127.0.0.1:8080}; the model calls
+     *     {@code root + "/v1"}
+     * @return the runner
+     */
+    public static ApplicationContextRunner openAiEmbedding(String root) {
+        return new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(OpenAiEmbeddingAutoConfiguration.class,
+                    SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.openai.base-url=" + root + "/v1", "spring.ai.openai.api-key=test",
+                    "spring.ai.openai.embedding.max-retries=0");
+    }
+
+    /**
      * Anthropic's chat model against a provider speaking Anthropic's wire format.
      *
      * @param root the provider's root, which the model calls
@@ -48,6 +67,22 @@ public final class SpringAiStarters {
                     ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
             .withPropertyValues("spring.ai.anthropic.base-url=" + root, "spring.ai.anthropic.api-key=test",
                     "spring.ai.anthropic.max-retries=0");
+    }
+
+    /**
+     * Google GenAI's chat model on the Gemini API against a provider speaking Gemini's wire format. The SDK
+     * takes its base URL from a default that it keeps in a static field: each context sets it as it starts.
+     *
+     * @param root the provider's root, which the model calls
+     * @return the runner
+     */
+    public static ApplicationContextRunner googleGenAi(String root) {
+        return new ApplicationContextRunner()
+            .withInitializer((context) -> Client.setDefaultBaseUrls(Optional.of(root), Optional.empty()))
+            .withConfiguration(AutoConfigurations.of(GoogleGenAiChatAutoConfiguration.class,
+                    ToolCallingAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+            .withPropertyValues("spring.ai.google.genai.api-key=test", "spring.ai.model.chat=google-genai",
+                    "spring.ai.google.genai.chat.options.model=" + GoogleWire.MODEL);
     }
 
     /**

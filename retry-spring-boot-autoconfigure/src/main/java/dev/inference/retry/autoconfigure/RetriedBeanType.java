@@ -19,10 +19,13 @@ public final class RetriedBeanType {
 
     private final Class<?> type;
 
+    private final String kind;
+
     private final boolean retried;
 
-    private RetriedBeanType(Class<?> type, boolean retried) {
+    private RetriedBeanType(Class<?> type, String kind, boolean retried) {
         this.type = Objects.requireNonNull(type, "type must not be null");
+        this.kind = Objects.requireNonNull(kind, "kind must not be null");
         this.retried = retried;
     }
 
@@ -30,11 +33,24 @@ public final class RetriedBeanType {
      * Declares a type whose beans are retried.
      *
      * @param type the type, such as Spring AI's {@code ChatModel}
-     * @return the declaration
+     * @return the declaration, whose beans messages name by the type's simple name
      * @throws NullPointerException if {@code type} is {@code null}
      */
     public static RetriedBeanType retried(Class<?> type) {
-        return new RetriedBeanType(type, true);
+        return new RetriedBeanType(type, type.getSimpleName(), true);
+    }
+
+    /**
+     * Declares a type whose beans are retried and that messages name as a kind of bean of a wider type,
+     * such as one provider's embedding model, named as an {@code EmbeddingModel}.
+     *
+     * @param type the type, such as {@code OpenAiEmbeddingModel}
+     * @param kind what messages call its beans, such as {@code EmbeddingModel}
+     * @return the declaration
+     * @throws NullPointerException if an argument is {@code null}
+     */
+    public static RetriedBeanType retried(Class<?> type, String kind) {
+        return new RetriedBeanType(type, kind, true);
     }
 
     /**
@@ -46,7 +62,7 @@ public final class RetriedBeanType {
      * @throws NullPointerException if {@code type} is {@code null}
      */
     public static RetriedBeanType leftAlone(Class<?> type) {
-        return new RetriedBeanType(type, false);
+        return new RetriedBeanType(type, type.getSimpleName(), false);
     }
 
     /**
@@ -56,6 +72,15 @@ public final class RetriedBeanType {
      */
     public Class<?> type() {
         return this.type;
+    }
+
+    /**
+     * Returns what messages call the beans of the type.
+     *
+     * @return such as {@code ChatModel}; the type's simple name unless declared otherwise
+     */
+    public String kind() {
+        return this.kind;
     }
 
     /**

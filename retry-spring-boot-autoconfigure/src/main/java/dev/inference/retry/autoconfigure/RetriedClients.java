@@ -141,7 +141,7 @@ final class RetriedClients implements SmartInitializingSingleton {
     private String kinds() {
         List<String> kinds = new ArrayList<>();
         kinds.add(InferenceClient.class.getSimpleName());
-        this.types.forEach((type) -> kinds.add(type.type().getSimpleName()));
+        this.types.forEach((type) -> kinds.add(type.kind()));
         return String.join(" or ", kinds.stream().distinct().toList());
     }
 
@@ -229,7 +229,7 @@ final class RetriedClients implements SmartInitializingSingleton {
         }
         return this.types.stream()
             .filter((candidate) -> candidate.type().isAssignableFrom(type))
-            .map((candidate) -> candidate.type().getSimpleName())
+            .map(RetriedBeanType::kind)
             .findFirst()
             .orElse(InferenceClient.class.getSimpleName());
     }

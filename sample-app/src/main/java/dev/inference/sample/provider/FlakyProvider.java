@@ -35,11 +35,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An OpenAI-compatible provider on a port of 127.0.0.1, ephemeral unless one is given, that fails
- * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, answering each
- * request with an
- * {@link Outcome}: the next {@linkplain #script(Outcome...) scripted} one if there is any, or else
- * one drawn from its {@link FaultMix} with a seeded random generator, so that a run is
- * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk.
+ * on purpose. It serves {@code POST /v1/chat/completions}, unary and streamed, and
+ * {@code POST /v1/embeddings}, answering each request with an {@link Outcome}: the next
+ * {@linkplain #script(Outcome...) scripted} one if there is any, or else one drawn from its
+ * {@link FaultMix} with a seeded random generator, so that a run is
+ * reproducible. The answer is always {@code "You said: " + prompt}, streamed one word per chunk; an
+ * embedding is computed from its text alone.
  *
  * <p>It is written on plain sockets, with one exchange per connection, so that it can fail the
  * ways real providers do: reset a connection before answering, or cut a stream after a few chunks.
@@ -55,6 +56,10 @@ import org.jspecify.annotations.Nullable;
 public final class FlakyProvider implements AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(FlakyProvider.class);
+
+    private static final String CHAT_COMPLETIONS = "/v1/chat/completions";
+
+    private static final String EMBEDDINGS = "/v1/embeddings";
 
     /** Chunks a {@link Outcome#CUT cut} stream delivers before the connection closes. */
     private static final int CHUNKS_BEFORE_CUT = 2;
@@ -75,6 +80,8 @@ public final class FlakyProvider implements AutoCloseable {
     private final @Nullable RateLimit rateLimit;
 
     private final Completions completions = new Completions();
+
+    private final Embeddings embeddings = new Embeddings();
 
     private final Queue<Outcome> script = new ConcurrentLinkedQueue<>();
 
@@ -278,26 +285,18 @@ public final class FlakyProvider implements AutoCloseable {
                 return;
             }
             this.requests.add(request);
-            if (!request.method().equals("POST") || !request.path().equals("/v1/chat/completions")) {
-                sendError(out, 404, "Not Found", "Only POST /v1/chat/completions is served", "invalid_request_error",
-                        "unknown_url", Map.of(), null);
-                return;
-            }
-            Optional<Completions.Chat> chat = this.completions.readChat(request.body());
-            if (chat.isEmpty()) {
-                sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
-                        "invalid_request_error", "invalid_body", Map.of(), null);
+            Answer success = success(request, out);
+            if (success == null) {
                 return;
             }
             RateLimit.@Nullable Window window = (this.rateLimit != null) ? this.rateLimit.admit() : null;
             Outcome outcome = (window != null && !window.admitted()) ? Outcome.RATE_LIMITED : nextOutcome();
             if (logger.isInfoEnabled()) {
-                logger.info("Embedded provider: request " + this.requests.size() + " ("
-                        + (chat.get().stream() ? "stream" : "unary") + ") -> " + outcome
-                        + ((window != null) ? " (" + window.remaining() + " of " + window.limit() + " left, reset in "
-                                + goDuration(window.resetIn()) + ")" : ""));
+                logger.info("Embedded provider: request " + this.requests.size() + " (" + success.kind() + ") -> "
+                        + outcome + ((window != null) ? " (" + window.remaining() + " of " + window.limit()
+                                + " left, reset in " + goDuration(window.resetIn()) + ")" : ""));
             }
-            answer(socket, in, out, chat.get(), outcome, window);
+            answer(socket, in, out, success, outcome, window);
         }
         catch (IOException ex) {
             // The client went away or the provider is stopping: nobody is left to answer.
@@ -318,11 +317,41 @@ public final class FlakyProvider implements AutoCloseable {
         }
     }
 
-    private void answer(Socket socket, InputStream in, OutputStream out, Completions.Chat chat, Outcome outcome,
+    /**
+     * Returns how a request is answered when it succeeds, or {@code null} once it was answered 404 or 400
+     * because it is none the provider serves.
+     */
+    private @Nullable Answer success(RecordedRequest request, OutputStream out) throws IOException {
+        boolean post = request.method().equals("POST");
+        if (post && request.path().equals(CHAT_COMPLETIONS)) {
+            Optional<Completions.Chat> chat = this.completions.readChat(request.body());
+            if (chat.isPresent()) {
+                return new Answer(chat.get().stream() ? "stream" : "unary",
+                        (cut, limits) -> sendCompletion(out, chat.get(), cut, limits));
+            }
+            sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
+                    "invalid_request_error", "invalid_body", Map.of(), null);
+            return null;
+        }
+        if (post && request.path().equals(EMBEDDINGS)) {
+            Optional<Embeddings.Request> embed = this.embeddings.read(request.body());
+            if (embed.isPresent()) {
+                return new Answer("embeddings", (cut, limits) -> sendJson(out, this.embeddings.list(embed.get()), cut, limits));
+            }
+            sendError(out, 400, "Bad Request", "The body must hold a model and an input", "invalid_request_error",
+                    "invalid_body", Map.of(), null);
+            return null;
+        }
+        sendError(out, 404, "Not Found", "Only POST " + CHAT_COMPLETIONS + " and POST " + EMBEDDINGS + " are served",
+                "invalid_request_error", "unknown_url", Map.of(), null);
+        return null;
+    }
+
+    private void answer(Socket socket, InputStream in, OutputStream out, Answer success, Outcome outcome,
             RateLimit.@Nullable Window window) throws IOException {
         Map<String, String> limits = rateLimitHeaders(window);
         switch (outcome) {
-            case SUCCESS -> sendCompletion(out, chat, false, limits);
+            case SUCCESS -> success.send(false, limits);
             case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
                     "requests", "rate_limit_exceeded", limits, (window != null) ? window.resetIn() : this.retryAfter);
             case QUOTA_EXCEEDED -> sendError(out, 429, "Too Many Requests", "You exceeded your current quota, please "
@@ -339,7 +368,7 @@ public final class FlakyProvider implements AutoCloseable {
                 socket.setSoLinger(true, 0);
                 socket.close();
             }
-            case CUT -> sendCompletion(out, chat, true, limits);
+            case CUT -> success.send(true, limits);
             case STALL -> {
                 socket.setSoTimeout(0);
                 // Answer nothing; return once the client closes the connection or the provider stops.
@@ -354,15 +383,7 @@ public final class FlakyProvider implements AutoCloseable {
             throws IOException {
         String id = "chatcmpl-" + this.completionIds.incrementAndGet();
         if (!chat.stream()) {
-            byte[] body = this.completions.completion(chat, id);
-            if (!cut) {
-                Wire.writeResponse(out, 200, "OK", limits, "application/json", body);
-                return;
-            }
-            Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "application/json", "Content-Length",
-                    Integer.toString(body.length)));
-            out.write(body, 0, body.length / 2);
-            out.flush();
+            sendJson(out, this.completions.completion(chat, id), cut, limits);
             return;
         }
         Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
@@ -379,6 +400,19 @@ public final class FlakyProvider implements AutoCloseable {
         }
         sendEvent(out, this.completions.finishChunk(chat, id));
         sendEvent(out, "[DONE]");
+    }
+
+    /** Sends a JSON body whole, or, cut, half of the body its headers announce. */
+    private static void sendJson(OutputStream out, byte[] body, boolean cut, Map<String, String> limits)
+            throws IOException {
+        if (!cut) {
+            Wire.writeResponse(out, 200, "OK", limits, "application/json", body);
+            return;
+        }
+        Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "application/json", "Content-Length",
+                Integer.toString(body.length)));
+        out.write(body, 0, body.length / 2);
+        out.flush();
     }
 
     private static void sendEvent(OutputStream out, String data) throws IOException {
@@ -448,5 +482,25 @@ public final class FlakyProvider implements AutoCloseable {
     public String toString() {
         return "FlakyProvider[" + baseUrl() + ((this.rateLimit != null) ? ", rateLimit=" + this.rateLimit
                 : ", faults=" + this.faults) + "]";
+    }
+
+    /**
+     * How a request that succeeds is answered.
+     *
+     * @param kind what the request is, for the log: {@code unary}, {@code stream} or {@code embeddings}
+     * @param body sends the successful answer, whole or cut
+     */
+    private record Answer(String kind, Body body) {
+
+        void send(boolean cut, Map<String, String> limits) throws IOException {
+            this.body.send(cut, limits);
+        }
+    }
+
+    /** Sends a successful answer: whole, or cut part-way (see {@link Outcome#CUT}). */
+    @FunctionalInterface
+    private interface Body {
+
+        void send(boolean cut, Map<String, String> limits) throws IOException;
     }
 }

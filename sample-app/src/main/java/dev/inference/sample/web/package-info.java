@@ -1,7 +1,7 @@
 /**
  * The sample's HTTP API: {@code /chat} and {@code /chat/stream} through its {@code InferenceClient},
- * {@code /ai/chat} and {@code /ai/chat/stream} through Spring AI, with failures as RFC 9457 problem
- * details.
+ * {@code /ai/chat}, {@code /ai/chat/stream} and {@code /ai/embed} through Spring AI, with failures as
+ * RFC 9457 problem details.
  */
 @NullMarked
 package dev.inference.sample.web;

@@ -95,6 +95,26 @@ class FlakyProviderTests {
         }
 
         @Test
+        void answersWithAnEmbeddingOfEachTextComputedFromTheTextAlone() throws Exception {
+            HttpResponse<String> response = post(scripted(Outcome.SUCCESS), "/v1/embeddings",
+                    "{\"model\":\"e\",\"input\":[\"Hello there\",\"Hi\"]}");
+
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("{\"object\":\"list\",\"data\":[{\"object\":\"embedding\","
+                    + "\"index\":0,\"embedding\":[11.0,2.0,1.0]},{\"object\":\"embedding\",\"index\":1,"
+                    + "\"embedding\":[2.0,1.0,1.0]}],\"model\":\"e\",\"usage\":{\"prompt_tokens\":2,"
+                    + "\"total_tokens\":2}}");
+        }
+
+        @Test
+        void failsAnEmbeddingsRequestAsAChatRequest() throws Exception {
+            HttpResponse<String> response = post(scripted(Outcome.UNAVAILABLE), "/v1/embeddings",
+                    "{\"model\":\"e\",\"input\":\"Hello\"}");
+
+            assertThat(response.statusCode()).isEqualTo(503);
+        }
+
+        @Test
         void streamsOneWordPerChunkThenDone() throws Exception {
             FlakyProvider provider = scripted(Outcome.SUCCESS);
 
@@ -299,7 +319,7 @@ class FlakyProviderTests {
         void answersAnUnknownPathWith404AndCountsIt() throws Exception {
             FlakyProvider provider = scripted();
 
-            assertThat(post(provider, "/v1/embeddings", UNARY).statusCode()).isEqualTo(404);
+            assertThat(post(provider, "/v1/images/generations", UNARY).statusCode()).isEqualTo(404);
             assertThat(provider.requestCount()).isEqualTo(1);
         }
 

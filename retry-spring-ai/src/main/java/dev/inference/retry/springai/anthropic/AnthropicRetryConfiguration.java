@@ -4,7 +4,7 @@ import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.support.ChatModelRetryPostProcessor;
+import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,9 +22,9 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 class AnthropicRetryConfiguration {
 
     @Bean
-    static ChatModelRetryPostProcessor<AnthropicChatModel> inferenceRetryAnthropicChatModelPostProcessor(
+    static ModelRetryPostProcessor<AnthropicChatModel> inferenceRetryAnthropicChatModelPostProcessor(
             ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
-        return new ChatModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
+        return new ModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
                 AnthropicChatModelRebuild::rebuild, retriers, timer);
     }
 }

@@ -5,6 +5,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.springai.ChatModelRetriers;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.embedding.EmbeddingModel;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,10 +20,12 @@ import org.springframework.context.annotation.Bean;
  * startup with the others, it must resolve to a complete, valid policy, and its retrier (from
  * {@link BeanRetriers}) carries the application's listeners, meters, budget, cool-down, shutdown signal
  * and observations under the bean's name. {@link SpringAiRetryAutoConfiguration} then retries the
- * beans with it.
+ * beans with it. The embedding models that a provider integration retries are declared retried by that
+ * integration (such as {@code OpenAiEmbeddingModel}); other embedding models are not retried, and an
+ * entry naming one names no retried bean.
  *
- * <p>With {@code inference.retry.spring-ai.enabled=false}, chat model beans are left alone: an entry
- * naming one is accepted, and nothing of the bean is validated, retried or reported.
+ * <p>With {@code inference.retry.spring-ai.enabled=false}, chat and embedding model beans are left
+ * alone: an entry naming one is accepted, and nothing of the bean is validated, retried or reported.
  */
 @AutoConfiguration(after = InferenceRetryAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
@@ -41,6 +44,12 @@ public final class SpringAiChatModelRetriersAutoConfiguration {
     @ConditionalOnBooleanProperty(name = ENABLED, havingValue = false)
     RetriedBeanType inferenceRetryChatModelsLeftAlone() {
         return RetriedBeanType.leftAlone(ChatModel.class);
+    }
+
+    @Bean
+    @ConditionalOnBooleanProperty(name = ENABLED, havingValue = false)
+    RetriedBeanType inferenceRetryEmbeddingModelsLeftAlone() {
+        return RetriedBeanType.leftAlone(EmbeddingModel.class);
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.autoconfigure;
 
 import dev.inference.retry.springai.anthropic.AnthropicProvider;
+import dev.inference.retry.springai.google.GoogleProvider;
 import dev.inference.retry.springai.ollama.OllamaProvider;
 import dev.inference.retry.springai.openai.OpenAiProvider;
 import dev.inference.retry.springai.support.SpringAiProvider;
@@ -17,7 +18,7 @@ final class SpringAiProviders {
 
     /** Every provider, in a fixed order (the order of their built-in failure translators). */
     static final List<SpringAiProvider> ALL = List.of(OpenAiProvider.DESCRIPTION, AnthropicProvider.DESCRIPTION,
-            OllamaProvider.DESCRIPTION);
+            OllamaProvider.DESCRIPTION, GoogleProvider.DESCRIPTION);
 
     private SpringAiProviders() {
     }

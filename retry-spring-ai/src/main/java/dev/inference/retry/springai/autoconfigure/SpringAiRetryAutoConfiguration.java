@@ -16,9 +16,11 @@ import org.springframework.context.annotation.Import;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
- * retries Spring AI chat models: each model of a {@linkplain SpringAiProviders provider the starter
- * knows} beneath its bean, in its own HTTP exchange, by the provider's configuration; every other chat
- * model above its exchange, by a proxy of its class (see {@link ChatModelProxyRetryPostProcessor}).
+ * retries Spring AI models: each chat or embedding model of a {@linkplain SpringAiProviders provider the
+ * starter knows} beneath its bean, in its own HTTP exchange, by the provider's configuration; an
+ * application's own chat model above its exchange, by a proxy of its class (see
+ * {@link ChatModelProxyRetryPostProcessor}), which refuses a chat model of Spring AI's own that no
+ * provider retries.
  *
  * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists (the
  * application's {@code inference.retry.*} settings provide one, see
@@ -40,8 +42,7 @@ public final class SpringAiRetryAutoConfiguration {
     }
 
     /**
-     * Every other chat model, such as an application's own: retried above its HTTP exchange, by a proxy of
-     * its class.
+     * The application's own chat models: retried above their HTTP exchange, by a proxy of their class.
      */
     @Configuration(proxyBeanMethods = false)
     static class OtherChatModels {

@@ -44,7 +44,7 @@ public final class FirstSseEvent {
      * @return every byte read, and the first event if one was complete
      * @throws IOException what reading the stream threw
      */
-    static FirstSseEvent read(InputStream stream, int limit) throws IOException {
+    public static FirstSseEvent read(InputStream stream, int limit) throws IOException {
         return read(stream, limit, (event) -> false);
     }
 
@@ -84,7 +84,7 @@ public final class FirstSseEvent {
      *
      * @return the bytes; the caller must not change them
      */
-    byte[] bytesRead() {
+    public byte[] bytesRead() {
         return this.read;
     }
 
@@ -104,7 +104,7 @@ public final class FirstSseEvent {
      * @return the data, or {@code null} when the stream ended, or the limit was reached, before an
      *     event was complete
      */
-    @Nullable String data() {
+    public @Nullable String data() {
         return (this.event != null) ? this.event.data() : null;
     }
 

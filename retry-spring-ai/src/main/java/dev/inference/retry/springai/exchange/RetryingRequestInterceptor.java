@@ -1,6 +1,5 @@
 package dev.inference.retry.springai.exchange;
 
-import dev.inference.client.CallContext;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
@@ -80,33 +79,15 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
-        BlockingRetry.Attempts<Attempt, RuntimeException> attempts = new BlockingRetry.Attempts<>() {
-
-            @Override
-            public Attempt attempt(int attempt) {
-                return RetryingRequestInterceptor.this.attempt(request, body, execution);
-            }
-
-            // A permanent failure: the client makes of it what it makes of it today.
-            @Override
-            public @Nullable RuntimeException handedBackFailureOf(Attempt attempt) {
-                return attempt.failure();
-            }
-
-            // The caller never gets the response, so nobody else could close it.
-            @Override
-            public void release(Attempt attempt, Throwable thrown) {
-                attempt.discard();
-            }
-        };
-        return this.blocking.call(Operation.INVOKE, CallContext.background(), attempts).handOver();
+        return InterceptedAttempt.call(this.blocking, Operation.INVOKE, () -> attempt(request, body, execution));
     }
 
     /**
      * Makes one attempt: returns a success or a permanent failure to hand over, or throws a failure to
      * decide about, its response already closed.
      */
-    private Attempt attempt(HttpRequest request, byte[] body, ClientHttpRequestExecution execution) {
+    private InterceptedAttempt<ClientHttpResponse> attempt(HttpRequest request, byte[] body,
+            ClientHttpRequestExecution execution) {
         ClientHttpResponse response;
         try {
             response = execution.execute(request, body);
@@ -117,11 +98,11 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         try {
             int status = response.getStatusCode().value();
             if (status < 400) {
-                return Attempt.success(BufferedResponse.read(response));
+                return InterceptedAttempt.success(BufferedResponse.read(response));
             }
             HttpStatusException typed = TypedFailures.status(status, response.getHeaders()::getFirst, this.clock);
             if (!Classification.isRetryable(typed)) {
-                return Attempt.handOver(response, typed);
+                return InterceptedAttempt.handOver(response, typed);
             }
             try (response) {
                 RuntimeException thrown = clientException(request, response);
@@ -139,10 +120,10 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
      * when the thread was interrupted, which shows as an I/O failure too, the caller giving up, handed
      * over for the client to wrap as it does.
      */
-    private static Attempt transportFailed(HttpRequest request, IOException ex) {
+    private static InterceptedAttempt<ClientHttpResponse> transportFailed(HttpRequest request, IOException ex) {
         ResourceAccessException failure = resourceAccessException(request, ex);
         if (Thread.currentThread().isInterrupted()) {
-            return Attempt.handOver(failure, ex);
+            return InterceptedAttempt.handOver(ex, failure);
         }
         throw TypedFailures.withTypedCause(failure, TypedFailures.network(ex));
     }
@@ -184,42 +165,8 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
     }
 
     /**
-     * What one attempt came to: a response to return (a success, or a permanent status that the client
-     * turns into its exception), or a transport failure to rethrow for the client to wrap.
-     */
-    private record Attempt(@Nullable ClientHttpResponse response, @Nullable IOException transportFailure,
-            @Nullable RuntimeException failure) {
-
-        static Attempt success(ClientHttpResponse response) {
-            return new Attempt(response, null, null);
-        }
-
-        static Attempt handOver(ClientHttpResponse response, RuntimeException failure) {
-            return new Attempt(response, null, failure);
-        }
-
-        static Attempt handOver(RuntimeException failure, IOException transportFailure) {
-            return new Attempt(null, transportFailure, failure);
-        }
-
-        /** Returns the response, or throws the transport's failure. */
-        ClientHttpResponse handOver() throws IOException {
-            if (this.transportFailure != null) {
-                throw this.transportFailure;
-            }
-            return Objects.requireNonNull(this.response, "This attempt has nothing to hand over");
-        }
-
-        void discard() {
-            if (this.response != null) {
-                this.response.close();
-            }
-        }
-    }
-
-    /**
      * A response's status and headers with its body read into memory, up to {@link UnaryBody#LIMIT} (the
-     * rest, if any, still to be read from the original).
+     * rest, if any, still to be read from the original), or a copy of an error response for its handler.
      */
     private static final class BufferedResponse implements ClientHttpResponse {
 

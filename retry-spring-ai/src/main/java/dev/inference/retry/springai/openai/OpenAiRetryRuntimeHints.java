@@ -12,9 +12,10 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild OpenAI chat models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild} reads and the private constructor it calls, and the JDK proxies this
- * module makes of the SDK's interfaces (the clients of {@link CancellableStreams}, the HTTP client of
+ * What a native image needs to rebuild OpenAI's models on retried clients: the private fields
+ * {@link OpenAiChatModelRebuild}, {@link OpenAiEmbeddingModelRebuild} and {@link OpenAiClients} read and
+ * the private constructor {@link OpenAiClients} calls, and the JDK proxies this module makes of the
+ * SDK's interfaces (the clients of {@link CancellableStreams}, the HTTP client of
  * {@link RetryingHttpClient}, and a response whose body was read within its attempt,
  * {@link PeekedResponse}).
  */
@@ -23,7 +24,9 @@ final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
         OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiChatModelRebuild.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
+        OpenAiEmbeddingModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        OpenAiClients.FIELDS.forEach((field) -> field.registerHint(hints));
+        OpenAiClients.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);

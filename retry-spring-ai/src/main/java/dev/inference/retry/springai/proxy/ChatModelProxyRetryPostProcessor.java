@@ -31,16 +31,19 @@ import org.springframework.core.SmartClassLoader;
 import org.springframework.util.ClassUtils;
 
 /**
- * Retries the calls of every chat model bean that no provider retries beneath the bean (see
- * {@link SpringAiProvider#retriedBeneath()}) and that {@link ChatModelRetriers} gives a retrier, above
- * its HTTP exchange: the bean becomes a proxy of its own class whose {@link RetryingChatModelInterceptor}
- * retries {@code call} and {@code stream}. A Spring AOP proxy already made that is not frozen gets the
- * interceptor added to its advice instead.
+ * Retries the calls of every chat model bean of an application's own class (no provider retries it
+ * beneath the bean, see {@link SpringAiProvider#retriedBeneath()}) that {@link ChatModelRetriers} gives
+ * a retrier, above its HTTP exchange: the bean becomes a proxy of its own class whose
+ * {@link RetryingChatModelInterceptor} retries {@code call} and {@code stream}. A Spring AOP proxy
+ * already made that is not frozen gets the interceptor added to its advice instead.
  *
- * <p>Refused at startup with a {@link ChatModelNotRetriableException} naming the bean and the fix: a class
- * that cannot be subclassed (it, or a {@code call} or {@code stream} method of it, is final), and a model
- * that holds a Spring {@code RetryTemplate}, since it retries each exchange itself and a retry above it
- * would multiply the attempts. Left alone: beans with no retrier, scoped targets, beans already retried.
+ * <p>Refused at startup with a {@link ChatModelNotRetriableException} naming the bean and the fix: a chat
+ * model class of Spring AI's own ({@code org.springframework.ai.}) that no provider retries beneath the
+ * bean, such as Mistral's, DeepSeek's or Bedrock's, since a proxy would retry it blind (its client's
+ * exceptions unknown, its client's own retries beneath); a class that cannot be subclassed (it, or a
+ * {@code call} or {@code stream} method of it, is final); and a model that holds a Spring
+ * {@code RetryTemplate}, since it retries each exchange itself and a retry above it would multiply the
+ * attempts. Left alone: beans with no retrier, scoped targets, beans already retried.
  *
  * <p>Traps: it runs just after the providers' post-processors, so that it sees the model rather than a
  * proxy of it. For Spring AOT it names the proxy class at build time ({@link #determineBeanType}), so
@@ -54,7 +57,8 @@ public final class ChatModelProxyRetryPostProcessor
 
     private static final String RETRY_TEMPLATE = "org.springframework.core.retry.RetryTemplate";
 
-    private static final String OLLAMA_CHAT_MODEL = "org.springframework.ai.ollama.OllamaChatModel";
+    /** The package of Spring AI's own classes. */
+    private static final String SPRING_AI = "org.springframework.ai.";
 
     private final ObjectProvider<ChatModelRetriers> retriers;
 
@@ -123,7 +127,7 @@ public final class ChatModelProxyRetryPostProcessor
             // A proxy already made (a scoped proxy, say) is refused as the bean itself would be: by its target's
             // class. Through an interface proxy, the target's final methods do not keep the advice from running.
             Class<?> target = AopUtils.getTargetClass(bean);
-            String refusal = advised.isProxyTargetClass() ? refusal(target) : selfRetryRefusal(target);
+            String refusal = advised.isProxyTargetClass() ? refusal(target) : interfaceProxyRefusal(target);
             if (refusal != null) {
                 throw new ChatModelNotRetriableException(beanName, refusal, null);
             }
@@ -159,11 +163,12 @@ public final class ChatModelProxyRetryPostProcessor
 
     /** Why no proxy of a class can retry its calls, or {@code null} when one can. */
     private @Nullable String refusal(Class<?> type) {
+        String springAi = springAiRefusal(type);
+        if (springAi != null) {
+            return springAi;
+        }
         String beneath = ", so no proxy of its class can retry its calls, and this module retries beneath the bean "
-                + "only the exchanges of Spring AI's " + String.join(", ", this.retriedBeneath.stream()
-                    .map(ClassUtils::getShortName)
-                    .sorted()
-                    .toList()) + ": ";
+                + "only the exchanges of Spring AI's " + chatModelsRetriedBeneath() + ": ";
         if (Modifier.isFinal(type.getModifiers())) {
             return "its class " + type.getName() + " is final" + beneath + "make the class non-final to have it retried";
         }
@@ -180,6 +185,42 @@ public final class ChatModelProxyRetryPostProcessor
         return selfRetryRefusal(type);
     }
 
+    /** Why an interface proxy of a model cannot retry its calls, or {@code null} when it can. */
+    private @Nullable String interfaceProxyRefusal(Class<?> type) {
+        String springAi = springAiRefusal(type);
+        return (springAi != null) ? springAi : selfRetryRefusal(type);
+    }
+
+    /**
+     * Why a model of a class of Spring AI's own (or of a subclass of one) that no provider retries beneath
+     * the bean must not be proxied, or {@code null} when the class is not one. Such a model reaches its
+     * provider through a client this module does not know: a proxy would see only what the client throws
+     * once its own retries are spent, and no translator would know those exceptions.
+     */
+    private @Nullable String springAiRefusal(Class<?> type) {
+        for (Class<?> each = type; each != null && each != Object.class; each = each.getSuperclass()) {
+            if (each.getName().startsWith(SPRING_AI)) {
+                String what = (each == type) ? "its class " + type.getName() + " is"
+                        : "its class " + type.getName() + " extends " + each.getName() + ",";
+                return what + " a chat model of Spring AI's own that no provider integration of this module "
+                        + "retries (it retries the exchanges of Spring AI's " + chatModelsRetriedBeneath()
+                        + " beneath the bean), and a proxy above it would retry it blind: on exceptions no translator "
+                        + "knows, over a client that may retry each exchange itself. Leave it to its own retries";
+            }
+        }
+        return null;
+    }
+
+    /** The simple names of the chat model classes on the class path that a provider retries beneath the bean. */
+    private String chatModelsRetriedBeneath() {
+        return String.join(", ", this.retriedBeneath.stream()
+            .filter((name) -> ClassUtils.isPresent(name, this.classLoader)
+                    && ChatModel.class.isAssignableFrom(ClassUtils.resolveClassName(name, this.classLoader)))
+            .map(ClassUtils::getShortName)
+            .sorted()
+            .toList());
+    }
+
     /** Why a model of a class must not be retried above its exchanges, as it retries them itself; or {@code null}. */
     private static @Nullable String selfRetryRefusal(Class<?> type) {
         Optional<Field> retryTemplate = retryTemplateOf(type);
@@ -188,8 +229,8 @@ public final class ChatModelProxyRetryPostProcessor
             return "it retries each exchange itself, with the RetryTemplate in its field "
                     + field.getDeclaringClass().getName() + "." + field.getName() + " (as Spring AI's models on "
                     + "spring-ai-retry do), and a retry above it would multiply the attempts; this module makes that "
-                    + "template one attempt only for " + ClassUtils.getShortName(OLLAMA_CHAT_MODEL)
-                    + ". Keep the model's own retries";
+                    + "template one attempt only for the models it retries beneath the bean. Keep the model's own "
+                    + "retries";
         }
         return null;
     }

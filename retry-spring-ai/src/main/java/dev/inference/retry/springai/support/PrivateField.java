@@ -1,6 +1,6 @@
 package dev.inference.retry.springai.support;
 
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import java.lang.reflect.Field;
 import java.util.Objects;
 import org.springframework.aot.hint.RuntimeHints;
@@ -16,6 +16,9 @@ import org.springframework.util.ReflectionUtils;
  * @param supported the versions whose shape the reader knows, for the exception's message
  */
 public record PrivateField(Class<?> declaringClass, String name, String supported) {
+
+    /** What the exception calls the bean, whatever kind of model it is. */
+    private static final String KIND = "model";
 
     /**
      * Names a field.
@@ -36,9 +39,9 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
      *
      * @param <T> the field's type
      * @param target the object whose field it is
-     * @param beanName the name of the chat model bean being rebuilt, for the exception
+     * @param beanName the name of the model bean being rebuilt, for the exception
      * @return the field's value
-     * @throws ChatModelNotRetriableException if the field does not exist, cannot be read, or is null
+     * @throws ModelNotRetriableException if the field does not exist, cannot be read, or is null
      */
     // The type is the one the caller assigns the value to: each constant names a field of a known type.
     @SuppressWarnings({ "unchecked", "TypeParameterUnusedInFormals" })
@@ -50,11 +53,11 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
             value = field.get(target);
         }
         catch (NoSuchFieldException | IllegalAccessException | RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + this + " could not be read (this module "
-                    + "supports " + this.supported + ")", ex);
+            throw new ModelNotRetriableException(KIND, beanName,
+                    "the field " + this + " could not be read (this module supports " + this.supported + ")", ex);
         }
         if (value == null) {
-            throw new ChatModelNotRetriableException(beanName, "the field " + this + " is null", null);
+            throw new ModelNotRetriableException(KIND, beanName, "the field " + this + " is null", null);
         }
         return (T) value;
     }

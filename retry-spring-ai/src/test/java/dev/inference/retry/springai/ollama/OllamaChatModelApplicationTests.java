@@ -1,6 +1,12 @@
 package dev.inference.retry.springai.ollama;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
+import static com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED;
 import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.OllamaWire;
@@ -8,12 +14,14 @@ import dev.inference.retry.springai.RecordingRetryEvents;
 import dev.inference.retry.springai.ScriptedProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.ollama.OllamaChatModel;
+import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -24,9 +32,11 @@ import org.springframework.context.annotation.Bean;
 /**
  * An application with the real Ollama starter, this module and every auto-configuration on the class
  * path, configured by {@code inference.retry.*} alone, whose code injects {@code OllamaChatModel} by its
- * class.
+ * class; and its embedding model, retried, counted and listed under its bean name too.
  */
 class OllamaChatModelApplicationTests {
+
+    private static final String EMBEDDING_BEAN = "ollamaEmbeddingModel";
 
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(OllamaWire.CHAT);
@@ -70,24 +80,56 @@ class OllamaChatModelApplicationTests {
         }
     }
 
-    private ConfigurableApplicationContext start() {
+    @Test
+    void retriesTheEmbeddingModelCountingItUnderItsNameAndListingItInTheEndpoint() {
+        provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).inScenario("embed")
+            .whenScenarioStateIs(STARTED)
+            .willReturn(OllamaWire.error(429, "slow down").withHeader("Retry-After", "1"))
+            .willSetStateTo("answered"));
+        provider.stubFor(post(urlEqualTo(OllamaWire.EMBED)).inScenario("embed")
+            .whenScenarioStateIs("answered")
+            .willReturn(OllamaWire.embeddings()));
+        try (ConfigurableApplicationContext context = start("spring.ai.model.embedding=ollama",
+                "spring.ai.ollama.embedding.model=" + OllamaWire.MODEL,
+                "management.endpoints.web.exposure.include=inferenceretry")) {
+            float[] embedding = context.getBean(OllamaEmbeddingModel.class).embed("Hello");
+
+            assertThat(embedding).containsExactly(0.1f, 0.2f, 0.3f);
+            assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.EMBED)).build())
+                .getCount()).isEqualTo(2);
+            assertThat(attempts(context, EMBEDDING_BEAN, "invoke", "retryable_failure")).isEqualTo(1);
+            assertThat(attempts(context, EMBEDDING_BEAN, "invoke", "success")).isEqualTo(1);
+            assertThat(context.getBean(InferenceRetryEndpoint.class).clients().clients())
+                .containsOnlyKeys("ollamaChatModel", EMBEDDING_BEAN);
+        }
+    }
+
+    private ConfigurableApplicationContext start(String... properties) {
+        List<String> all = new ArrayList<>(List.of("inference.retry.stable-retries=0",
+                "inference.retry.stable-delay=50ms", "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
+                "spring.ai.ollama.base-url=http://127.0.0.1:" + provider.port(),
+                "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.model.chat=ollama",
+                "spring.ai.model.embedding=none", "spring.ai.model.image=none", "spring.ai.model.audio.speech=none",
+                "spring.ai.model.audio.transcription=none", "spring.ai.model.moderation=none",
+                "spring.main.banner-mode=off"));
+        all.addAll(List.of(properties));
         return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
             .initializers((context) -> context.getBeanFactory().registerSingleton("events", this.events))
-            .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
-                    "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
-                    "spring.ai.ollama.base-url=http://127.0.0.1:" + provider.port(),
-                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.model.chat=ollama",
-                    "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-                    "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-                    "spring.ai.model.moderation=none", "spring.main.banner-mode=off")
+            .properties(all.toArray(String[]::new))
             .run();
     }
 
-    /** The attempts of the model's bean counted with this operation and outcome. */
+    /** The attempts of the chat model's bean counted with this operation and outcome. */
     private static double attempts(ConfigurableApplicationContext context, String operation, String outcome) {
+        return attempts(context, "ollamaChatModel", operation, outcome);
+    }
+
+    /** The attempts of a bean counted with this operation and outcome. */
+    private static double attempts(ConfigurableApplicationContext context, String bean, String operation,
+            String outcome) {
         return MeterCounts.count(context.getBean(MeterRegistry.class)
             .find("inference.retry.attempts")
-            .tags("client", "ollamaChatModel", "operation", operation, "outcome", outcome));
+            .tags("client", bean, "operation", operation, "outcome", outcome));
     }
 
     @SpringBootConfiguration

@@ -11,6 +11,7 @@ import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.OllamaWire;
 import dev.inference.retry.springai.SpringAiStarters;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.model.tool.ToolCallingManager;
@@ -110,7 +111,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void theSharedClientAndRetryTemplateForTheModelsItLeavesAlone() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ChatModelRetriers.class, () -> onlyTheChatModel()).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 RetryTemplate sharedRetries = context.getBean(RetryTemplate.class);
 
@@ -119,6 +120,18 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);
                 assertThat(ReflectionTestUtils.getField(model, "chatApi")).isNotSameAs(shared);
                 assertThat(ReflectionTestUtils.getField(model, "retryTemplate")).isNotSameAs(sharedRetries);
+            });
+        }
+
+        @Test
+        void theSharedClientWhenTheEmbeddingModelIsRetriedToo() {
+            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+                OllamaApi shared = context.getBean(OllamaApi.class);
+                OllamaEmbeddingModel embeddings = context.getBean(OllamaEmbeddingModel.class);
+
+                assertThat(ReflectionTestUtils.getField(embeddings, "ollamaApi")).isNotSameAs(shared);
+                assertThat(OllamaEmbeddingModelRebuild.isRetried(embeddings, "ollamaEmbeddingModel")).isTrue();
+                assertThat(RetriedOllamaApi.isRetried(shared, "ollamaApi")).isFalse();
             });
         }
 
@@ -154,5 +167,11 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
                             + "what it adds. To start without retrying it, set "
                             + "inference.retry.clients.ollamaChatModel.enabled=false"));
         }
+    }
+
+    /** Gives the chat model a retrier, and nothing else one. */
+    private ChatModelRetriers onlyTheChatModel() {
+        ChatModelRetriers all = retriers(true);
+        return (name) -> name.equals(beanName()) ? all.retrierFor(name) : Optional.empty();
     }
 }

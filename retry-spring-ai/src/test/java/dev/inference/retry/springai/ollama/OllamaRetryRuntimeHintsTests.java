@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.ollama.OllamaChatModel;
+import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.ollama.api.OllamaApi;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
@@ -21,6 +22,13 @@ class OllamaRetryRuntimeHintsTests {
     @ValueSource(strings = { "chatApi", "toolCallingManager", "observationRegistry", "observationConvention" })
     void letTheModelsPrivateFieldsBeRead(String field) {
         assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OllamaChatModel.class, field)).accepts(this.hints);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "ollamaApi", "options", "observationRegistry", "observationConvention" })
+    void letTheEmbeddingModelsPrivateFieldsBeRead(String field) {
+        assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OllamaEmbeddingModel.class, field))
+            .accepts(this.hints);
     }
 
     @ParameterizedTest

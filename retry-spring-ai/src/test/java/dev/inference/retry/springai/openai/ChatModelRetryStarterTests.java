@@ -18,11 +18,12 @@ import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfigurati
 import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
+import dev.inference.retry.springai.BlockedCall;
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.ScriptedProvider;
-import dev.inference.retry.springai.autoconfigure.ChatModelClientRetriesDefaults;
+import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;
 import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
@@ -69,7 +70,7 @@ class ChatModelRetryStarterTests {
     static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withInitializer((context) -> new ChatModelClientRetriesDefaults()
+        .withInitializer((context) -> new SpringAiClientRetriesDefaults()
             .postProcessEnvironment(context.getEnvironment(), new SpringApplication()))
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
@@ -174,25 +175,15 @@ class ChatModelRetryStarterTests {
             runner.withPropertyValues("inference.retry.max-delay=5m").run((context) -> {
                 OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
                 MeterRegistry registry = context.getBean(MeterRegistry.class);
-                AtomicReference<Throwable> thrown = new AtomicReference<>();
-                Thread caller = new Thread(() -> {
-                    try {
-                        model.call("Hi");
-                    }
-                    catch (RuntimeException ex) {
-                        thrown.set(ex);
-                    }
-                });
                 Timer backoff = registry.get("inference.retry.backoff").tags("client", BEAN, "operation", "invoke")
                     .timer();
-                caller.start();
+                BlockedCall call = BlockedCall.start(() -> model.call("Hi"));
                 awaitUntil(() -> backoff.count() == 1);
 
                 assertThat(backoff.totalTime(TimeUnit.SECONDS)).isEqualTo(300);
-                caller.interrupt();
-                caller.join(Duration.ofSeconds(2).toMillis());
-                assertThat(caller.isAlive()).isFalse();
-                assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+                call.interruptAndJoin(Duration.ofSeconds(2));
+                assertThat(call.isAlive()).isFalse();
+                assertThat(call.thrown()).isInstanceOf(CancellationException.class);
                 assertThat(requests()).isEqualTo(1);
             });
         }
@@ -292,8 +283,8 @@ class ChatModelRetryStarterTests {
                     .getFailure()
                     .rootCause()
                     .hasMessageStartingWith("inference.retry.clients.opneAiChatModel names no InferenceClient or "
-                            + "ChatModel bean: must be the name of an InferenceClient or ChatModel bean (one of "
-                            + "[openAiChatModel])"));
+                            + "ChatModel or EmbeddingModel bean: must be the name of an InferenceClient or ChatModel or "
+                            + "EmbeddingModel bean (one of [openAiChatModel])"));
         }
     }
 

@@ -62,7 +62,7 @@ class OpenAiChatModelRebuildTests {
                         throw new UnsupportedOperationException(method.getName());
                     });
 
-            assertThat(OpenAiChatModelRebuild.oneRequestPerCall(own, BEAN)).isSameAs(own);
+            assertThat(OpenAiClients.oneRequestPerCall(own, BEAN)).isSameAs(own);
         }
     }
 

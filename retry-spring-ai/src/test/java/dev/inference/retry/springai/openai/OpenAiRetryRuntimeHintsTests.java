@@ -15,6 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
+import org.springframework.ai.openai.OpenAiEmbeddingModel;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 
@@ -31,6 +32,13 @@ class OpenAiRetryRuntimeHintsTests {
             "observationConvention" })
     void letTheModelsPrivateFieldsBeRead(String field) {
         assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OpenAiChatModel.class, field)).accepts(this.hints);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "openAiClient", "metadataMode", "observationRegistry", "observationConvention" })
+    void letTheEmbeddingModelsPrivateFieldsBeRead(String field) {
+        assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OpenAiEmbeddingModel.class, field))
+            .accepts(this.hints);
     }
 
     @Test

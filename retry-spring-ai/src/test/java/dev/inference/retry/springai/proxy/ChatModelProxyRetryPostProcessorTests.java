@@ -10,7 +10,7 @@ import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.anthropic.AnthropicProvider;
-import dev.inference.retry.springai.autoconfigure.ChatModelNotRetriableFailureAnalyzer;
+import dev.inference.retry.springai.autoconfigure.ModelNotRetriableFailureAnalyzer;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.ollama.OllamaProvider;
 import dev.inference.retry.springai.openai.OpenAiProvider;
@@ -27,6 +27,7 @@ import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiChatOptions;
+import org.springframework.ai.standin.StandInChatModel;
 import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.support.AopUtils;
@@ -131,6 +132,17 @@ class ChatModelProxyRetryPostProcessorTests {
     class LeavesAlone {
 
         @Test
+        void aChatModelOfSpringAisOwnWhoseBeanHasNoRetrier() {
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
+                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty())
+                .withBean("mistralAiChatModel", StandInChatModel.class)
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("mistralAiChatModel")).isExactlyInstanceOf(StandInChatModel.class);
+                });
+        }
+
+        @Test
         void aModelRetriedBeneathTheBeanWithoutAskingForItsRetrier() {
             OpenAiChatModel openAi = OpenAiChatModel.builder()
                 .options(OpenAiChatOptions.builder().baseUrl("http://127.0.0.1:9/v1").apiKey("test").maxRetries(0).build())
@@ -160,6 +172,57 @@ class ChatModelProxyRetryPostProcessorTests {
 
     @Nested
     class Refuses {
+
+        @Test
+        void aChatModelOfSpringAisOwnThatNoProviderRetriesNamingTheBeanAndTheFix() {
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new StandInChatModel(), "mistralAiChatModel"))
+                .withMessageStartingWith("Cannot retry the chat model bean 'mistralAiChatModel': its class "
+                        + StandInChatModel.class.getName() + " is a chat model of Spring AI's own that no provider "
+                        + "integration of this module retries (it retries the exchanges of Spring AI's "
+                        + "AnthropicChatModel, OllamaChatModel, OpenAiChatModel beneath the bean)")
+                .withMessageEndingWith("set inference.retry.clients.mistralAiChatModel.enabled=false (or "
+                        + "inference.retry.spring-ai.enabled=false for every Spring AI model)");
+        }
+
+        @Test
+        void aSubclassOfAChatModelOfSpringAisOwn() {
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new ExtendsStandIn(), "model"))
+                .withMessageContaining("its class " + ExtendsStandIn.class.getName() + " extends "
+                        + StandInChatModel.class.getName() + ", a chat model of Spring AI's own");
+        }
+
+        @Test
+        void aChatModelOfSpringAisOwnBehindAnInterfaceProxyAlreadyMade() {
+            Object proxy = new ProxyFactory(new StandInChatModel()).getProxy();
+
+            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+                .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "bedrockProxyChatModel"))
+                .withMessageContaining("a chat model of Spring AI's own");
+            assertThat(isRetried(proxy)).isFalse();
+        }
+
+        @Test
+        void noProxyClassOfAChatModelOfSpringAisOwnDuringAheadOfTimeProcessing() {
+            assertThat(postProcessor.determineBeanType(StandInChatModel.class, "model")).isEqualTo(StandInChatModel.class);
+        }
+
+        @Test
+        void aChatModelOfSpringAisOwnAtStartupWithTheReport() {
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
+                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+                .withBean("mistralAiChatModel", StandInChatModel.class)
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis report = new ModelNotRetriableFailureAnalyzer().analyze(context.getStartupFailure());
+
+                    assertThat(report.getDescription())
+                        .startsWith("The chat model bean 'mistralAiChatModel' is to be retried")
+                        .contains("a chat model of Spring AI's own");
+                    assertThat(report.getAction()).contains("inference.retry.clients.mistralAiChatModel.enabled=false");
+                });
+        }
 
         @Test
         void aModelWhoseClassIsFinalNamingTheBeanAndTheFix() {
@@ -230,7 +293,7 @@ class ChatModelProxyRetryPostProcessorTests {
                 .withBean("finalChatModel", FinalChatModel.class)
                 .run((context) -> {
                     assertThat(context).hasFailed();
-                    FailureAnalysis report = new ChatModelNotRetriableFailureAnalyzer().analyze(context.getStartupFailure());
+                    FailureAnalysis report = new ModelNotRetriableFailureAnalyzer().analyze(context.getStartupFailure());
 
                     assertThat(report.getDescription()).startsWith("The chat model bean 'finalChatModel' is to be retried")
                         .contains(FinalChatModel.class.getName() + " is final");
@@ -268,6 +331,10 @@ class ChatModelProxyRetryPostProcessorTests {
         public ChatResponse call(Prompt prompt) {
             return new ChatResponse(List.of(new Generation(new AssistantMessage("Hello"))));
         }
+    }
+
+    /** An application's chat model that extends one of Spring AI's own. */
+    static class ExtendsStandIn extends StandInChatModel {
     }
 
     /** An application's chat model that no subclass can retry. */

@@ -13,10 +13,10 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.DefaultResourceLoader;
 
 /**
- * The starter's defaults for the own retries of the clients of the chat models it retries: set where
- * the application left them unset, never over a value it chose, never for a model left alone.
+ * The starter's defaults for the own retries of the clients of the chat and embedding models it retries:
+ * set where the application left them unset, never over a value it chose, never for a model left alone.
  */
-class ChatModelClientRetriesDefaultsTests {
+class SpringAiClientRetriesDefaultsTests {
 
     private static final String CHAT_MAX_RETRIES = "spring.ai.openai.chat.max-retries";
 
@@ -28,7 +28,7 @@ class ChatModelClientRetriesDefaultsTests {
 
         assertThat(this.environment.getProperty(CHAT_MAX_RETRIES)).isEqualTo("0");
         assertThat(this.environment.getPropertySources().stream().reduce((first, second) -> second).orElseThrow()
-            .getName()).isEqualTo(ChatModelClientRetriesDefaults.PROPERTY_SOURCE_NAME);
+            .getName()).isEqualTo(SpringAiClientRetriesDefaults.PROPERTY_SOURCE_NAME);
     }
 
     @Test
@@ -47,8 +47,25 @@ class ChatModelClientRetriesDefaultsTests {
         postProcess();
 
         PropertySource<?> defaults = this.environment.getPropertySources()
-            .get(ChatModelClientRetriesDefaults.PROPERTY_SOURCE_NAME);
+            .get(SpringAiClientRetriesDefaults.PROPERTY_SOURCE_NAME);
         assertThat(defaults == null || !defaults.containsProperty(CHAT_MAX_RETRIES)).isTrue();
+    }
+
+    @Test
+    void turnsTheEmbeddingModelsClientRetriesOffToo() {
+        postProcess();
+
+        assertThat(this.environment.getProperty("spring.ai.openai.embedding.max-retries")).isEqualTo("0");
+    }
+
+    @Test
+    void setsNothingForAnEmbeddingModelWhoseEntrySwitchesItOff() {
+        TestPropertyValues.of("inference.retry.clients.openAiEmbeddingModel.enabled=false").applyTo(this.environment);
+
+        postProcess();
+
+        assertThat(this.environment.containsProperty("spring.ai.openai.embedding.max-retries")).isFalse();
+        assertThat(this.environment.getProperty(CHAT_MAX_RETRIES)).isEqualTo("0");
     }
 
     @Test
@@ -101,7 +118,7 @@ class ChatModelClientRetriesDefaultsTests {
         application.setResourceLoader(new DefaultResourceLoader(
                 new FilteredClassLoader("org.springframework.ai.model.openai.autoconfigure")));
 
-        new ChatModelClientRetriesDefaults().postProcessEnvironment(this.environment, application);
+        new SpringAiClientRetriesDefaults().postProcessEnvironment(this.environment, application);
 
         assertThat(this.environment.containsProperty(CHAT_MAX_RETRIES)).isFalse();
     }
@@ -114,6 +131,6 @@ class ChatModelClientRetriesDefaultsTests {
     }
 
     private void postProcess() {
-        new ChatModelClientRetriesDefaults().postProcessEnvironment(this.environment, new SpringApplication());
+        new SpringAiClientRetriesDefaults().postProcessEnvironment(this.environment, new SpringApplication());
     }
 }

@@ -1,9 +1,9 @@
 package dev.inference.retry.springai.support;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,11 +14,11 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.Ordered;
 
 /**
- * Rebuilds every chat model bean of one class that {@link ChatModelRetriers} gives a retrier on provider
- * clients whose HTTP exchanges that retrier retries, with the provider's {@link Rebuild}. The bean keeps
- * its class, so code that injects the model by its
- * class gets the retried model. A model whose SDK clients would retry each exchange themselves is not
- * rebuilt: its rebuild fails startup with a {@link ChatModelClientRetriesException} naming the property
+ * Rebuilds every model bean of one class (a chat model, or an embedding model) that
+ * {@link ChatModelRetriers} gives a retrier on provider clients whose HTTP exchanges that retrier
+ * retries, with the provider's {@link Rebuild}. The bean keeps its class, so code that injects the model
+ * by its class gets the retried model. A model whose SDK clients would retry each exchange themselves is
+ * not rebuilt: its rebuild fails startup with a {@link ModelClientRetriesException} naming the property
  * that sets those retries.
  *
  * <p>Left as they are: beans for which {@link ChatModelRetriers} answers empty, targets of a scoped
@@ -27,9 +27,9 @@ import org.springframework.core.Ordered;
  * {@link ObjectProvider}s and are resolved at the first bean of the model's class, so registering this
  * post-processor initialises nothing early.
  *
- * @param <M> the chat model's class
+ * @param <M> the model's class
  */
-public final class ChatModelRetryPostProcessor<M> implements BeanPostProcessor, Ordered {
+public final class ModelRetryPostProcessor<M> implements BeanPostProcessor, Ordered {
 
     private final Class<M> modelType;
 
@@ -50,7 +50,7 @@ public final class ChatModelRetryPostProcessor<M> implements BeanPostProcessor, 
      * @param retriers the retriers of the beans
      * @param timer the timer of the rebuilt models' non-blocking waits
      */
-    public ChatModelRetryPostProcessor(Class<M> modelType, BiPredicate<M, String> isRetried, Rebuild<M> rebuild,
+    public ModelRetryPostProcessor(Class<M> modelType, BiPredicate<M, String> isRetried, Rebuild<M> rebuild,
             ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         this.modelType = Objects.requireNonNull(modelType, "modelType must not be null");
         this.isRetried = Objects.requireNonNull(isRetried, "isRetried must not be null");
@@ -83,13 +83,13 @@ public final class ChatModelRetryPostProcessor<M> implements BeanPostProcessor, 
 
     @Override
     public String toString() {
-        return "ChatModelRetryPostProcessor[" + this.modelType.getName() + "]";
+        return "ModelRetryPostProcessor[" + this.modelType.getName() + "]";
     }
 
     /**
-     * Rebuilds a chat model on provider clients whose exchanges a retrier retries.
+     * Rebuilds a model on provider clients whose exchanges a retrier retries.
      *
-     * @param <M> the chat model's class
+     * @param <M> the model's class
      */
     @FunctionalInterface
     public interface Rebuild<M> {
@@ -102,8 +102,8 @@ public final class ChatModelRetryPostProcessor<M> implements BeanPostProcessor, 
          * @param retrier the decisions about every exchange of the model
          * @param timer the timer of the asynchronous client's waits
          * @return a new model of the same class
-         * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
-         * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+         * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
+         * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
          */
         M rebuild(M model, String beanName, Retrier retrier, RetryTimer timer);
     }

@@ -1,6 +1,6 @@
 package dev.inference.retry.springai.autoconfigure;
 
-import dev.inference.retry.springai.ChatModelClientRetriesException;
+import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.support.SpringAiProvider;
 import dev.inference.retry.springai.support.SpringAiProvider.ClientRetries;
 import java.util.LinkedHashMap;
@@ -21,19 +21,20 @@ import org.springframework.util.ClassUtils;
  * Turns off the own retries of the clients of the Spring AI models that the starter retries, where the
  * application left the setting unset, so that one layer retries: each
  * {@linkplain dev.inference.retry.springai.support.SpringAiProvider.ClientRetries client-retries property}
- * of the {@linkplain SpringAiProviders providers}, such as {@code spring.ai.openai.chat.max-retries}, is
- * set to {@code 0}. Spring AI counts retries, not attempts: {@code 0} is one attempt per exchange.
+ * of the {@linkplain SpringAiProviders providers}, such as {@code spring.ai.openai.chat.max-retries} or
+ * {@code spring.ai.openai.embedding.max-retries}, is set to {@code 0}. Spring AI counts retries, not
+ * attempts: {@code 0} is one attempt per exchange.
  *
  * <p>The defaults are the property source of lowest precedence, named {@value #PROPERTY_SOURCE_NAME},
  * so any value the application sets wins (and, if it asks for retries, fails startup with
- * {@link ChatModelClientRetriesException}). Nothing is set for a model that is not retried: when its
+ * {@link ModelClientRetriesException}). Nothing is set for a model that is not retried: when its
  * auto-configuration is not on the class path, when {@code inference.retry.enabled} or
  * {@code inference.retry.spring-ai.enabled} is {@code false}, or when its bean's entry under
  * {@code inference.retry.clients} has {@code enabled: false}. Common settings, such as
  * {@code spring.ai.openai.max-retries}, are never touched: they keep serving the models the starter
  * does not retry.
  */
-public final class ChatModelClientRetriesDefaults implements EnvironmentPostProcessor, Ordered {
+public final class SpringAiClientRetriesDefaults implements EnvironmentPostProcessor, Ordered {
 
     /** The name of the property source that holds the defaults. */
     public static final String PROPERTY_SOURCE_NAME = "inferenceRetrySpringAiClientRetries";

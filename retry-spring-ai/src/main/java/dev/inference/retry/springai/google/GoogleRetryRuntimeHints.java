@@ -1,0 +1,17 @@
+package dev.inference.retry.springai.google;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What a native image needs to rebuild Google GenAI chat models on retried clients: the private fields
+ * {@link GoogleGenAiChatModelRebuild} reads.
+ */
+final class GoogleRetryRuntimeHints implements RuntimeHintsRegistrar {
+
+    @Override
+    public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+        GoogleGenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+    }
+}

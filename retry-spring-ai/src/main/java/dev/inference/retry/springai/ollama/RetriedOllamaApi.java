@@ -1,0 +1,109 @@
+package dev.inference.retry.springai.ollama;
+
+import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.exchange.RetryingExchangeFilter;
+import dev.inference.retry.springai.exchange.RetryingRequestInterceptor;
+import dev.inference.retry.springai.support.PrivateField;
+import java.net.URI;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.springframework.ai.ollama.api.OllamaApi;
+import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.web.client.ResponseErrorHandler;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * An {@link OllamaApi} (Spring AI 2.0.1) of one retried model's own, whose HTTP exchanges a
+ * {@link Retrier} retries: its {@link RestClient} and {@link WebClient} are those of the API the model
+ * was built on, {@linkplain RestClient#mutate() mutated} (everything kept) with a
+ * {@link RetryingRequestInterceptor} for blocking calls and a {@link RetryingExchangeFilter} for streams as
+ * the innermost link. The original API, a bean that the models left alone share, is left untouched.
+ *
+ * <p>Trap: the API exposes neither client, so they are read by reflection from its private fields; this
+ * is the one class that knows the private shape of {@code OllamaApi} 2.0.1.
+ */
+final class RetriedOllamaApi {
+
+    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
+
+    private static final PrivateField REST_CLIENT = new PrivateField(OllamaApi.class, "restClient", SUPPORTED);
+
+    private static final PrivateField WEB_CLIENT = new PrivateField(OllamaApi.class, "webClient", SUPPORTED);
+
+    /** The private fields this class reads, for a native image's reflection hints. */
+    static final List<PrivateField> FIELDS = List.of(REST_CLIENT, WEB_CLIENT);
+
+    private RetriedOllamaApi() {
+    }
+
+    /**
+     * Makes the retried API of a model.
+     *
+     * @param api the API the model was built on, left unchanged
+     * @param beanName the model's bean name, for the exception
+     * @param retrier the decisions about every exchange of the model
+     * @param errorHandler the handler with which the API's {@code RestClient} turns an error status into
+     *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
+     * @return a new API on the same base URL
+     * @throws dev.inference.retry.springai.ModelNotRetriableException if the API does not have the
+     *     expected shape
+     */
+    static OllamaApi of(OllamaApi api, String beanName, Retrier retrier, ResponseErrorHandler errorHandler) {
+        RestClient restClient = REST_CLIENT.read(api, beanName);
+        WebClient webClient = WEB_CLIENT.read(api, beanName);
+        return OllamaApi.builder()
+            .baseUrl(baseUrlOf(restClient))
+            .restClientBuilder(restClient.mutate().requestInterceptor(new RetryingRequestInterceptor(retrier,
+                    errorHandler)))
+            .webClientBuilder(webClient.mutate().filter(new RetryingExchangeFilter(retrier)))
+            .responseErrorHandler(NoFurtherHandling.INSTANCE)
+            .build();
+    }
+
+    /**
+     * Tells whether an API is one this class made.
+     *
+     * @param api the API
+     * @param beanName the model's bean name, for the exception
+     * @return {@code true} if its blocking calls are retried
+     */
+    static boolean isRetried(OllamaApi api, String beanName) {
+        RestClient restClient = REST_CLIENT.read(api, beanName);
+        AtomicBoolean retried = new AtomicBoolean();
+        restClient.mutate().requestInterceptors((interceptors) -> retried
+            .set(interceptors.stream().anyMatch(RetryingRequestInterceptor.class::isInstance)));
+        return retried.get();
+    }
+
+    /**
+     * Returns the base URL a client resolves its requests' paths against: the URI its URI builder starts
+     * from. The request spec is only built to read it; no request is sent.
+     */
+    private static String baseUrlOf(RestClient client) {
+        AtomicReference<URI> base = new AtomicReference<>();
+        client.get().uri((builder) -> {
+            URI uri = builder.build();
+            base.set(uri);
+            return uri;
+        });
+        return Objects.requireNonNull(base.get(), "The client's URI builder was not called").toString();
+    }
+
+    /**
+     * The status handler {@code OllamaApi}'s builder appends to the mutated client, after the original's
+     * own handler: it handles nothing, so that an error status goes on to the client's own default
+     * handler exactly as in the original client.
+     */
+    private enum NoFurtherHandling implements ResponseErrorHandler {
+
+        INSTANCE;
+
+        @Override
+        public boolean hasError(ClientHttpResponse response) {
+            return false;
+        }
+    }
+}

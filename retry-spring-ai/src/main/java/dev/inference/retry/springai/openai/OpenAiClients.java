@@ -1,0 +1,180 @@
+package dev.inference.retry.springai.openai;
+
+import com.openai.client.OpenAIClient;
+import com.openai.client.OpenAIClientAsync;
+import com.openai.client.OpenAIClientAsyncImpl;
+import com.openai.client.OpenAIClientImpl;
+import com.openai.core.ClientOptions;
+import com.openai.core.http.HttpClient;
+import com.openai.core.http.PhantomReachableClosingHttpClient;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.exchange.StreamCalls;
+import dev.inference.retry.springai.exchange.StreamHandOff;
+import dev.inference.retry.springai.support.PrivateConstructor;
+import dev.inference.retry.springai.support.PrivateField;
+import java.util.List;
+import java.util.concurrent.Executor;
+import okhttp3.OkHttpClient;
+import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
+
+/**
+ * The OpenAI Java SDK's clients (4.49.0) as the rebuilds of its Spring AI models need them: their
+ * options, which the SDK keeps private, and the same client re-optioned with its transport decorated by
+ * a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}). Spring AI's OkHttp
+ * transport is made again with OkHttp's own retry of a failed connection off, so that each attempt is
+ * one request ({@link #oneRequestPerCall}). The one class that knows the private shape of the SDK's
+ * clients and of Spring AI's transport.
+ *
+ * <p>Trap: the transport made again shares its dispatcher with Spring AI's, which the SDK closes once
+ * nothing holds the wrapper it put around it: the copy holds it.
+ */
+final class OpenAiClients {
+
+    /** What the rebuilds of OpenAI's models know the private shape of, for their exceptions. */
+    static final String SUPPORTED = "Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0";
+
+    private static final PrivateField OPTIONS = new PrivateField(OpenAIClientImpl.class, "clientOptions", SUPPORTED);
+
+    private static final PrivateField ASYNC_OPTIONS = new PrivateField(OpenAIClientAsyncImpl.class, "clientOptions",
+            SUPPORTED);
+
+    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
+            SUPPORTED);
+
+    private static final PrivateField CLOSING_TARGET = new PrivateField(PhantomReachableClosingHttpClient.class,
+            "httpClient", SUPPORTED);
+
+    private static final PrivateField OWNS_DISPATCHER = new PrivateField(SpringAiOpenAiHttpClient.class,
+            "ownsDispatcherExecutor", SUPPORTED);
+
+    private static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(SpringAiOpenAiHttpClient.class,
+            SUPPORTED, OkHttpClient.class, boolean.class);
+
+    /** Every private field this class reads. */
+    static final List<PrivateField> FIELDS = List.of(OPTIONS, ASYNC_OPTIONS, TRANSPORT, CLOSING_TARGET,
+            OWNS_DISPATCHER);
+
+    /** Every private constructor this class calls. */
+    static final List<PrivateConstructor> CONSTRUCTORS = List.of(SPRING_AI_TRANSPORT);
+
+    private OpenAiClients() {
+    }
+
+    /**
+     * Returns the options of the SDK's own synchronous client.
+     *
+     * @param client an {@link OpenAIClientImpl}
+     * @param beanName the bean being rebuilt, for the exception
+     * @return its options
+     * @throws dev.inference.retry.springai.ModelNotRetriableException if they cannot be read
+     */
+    static ClientOptions options(OpenAIClient client, String beanName) {
+        return OPTIONS.read(client, beanName);
+    }
+
+    /**
+     * Returns the options of the SDK's own asynchronous client.
+     *
+     * @param client an {@link OpenAIClientAsyncImpl}
+     * @param beanName the bean being rebuilt, for the exception
+     * @return its options
+     * @throws dev.inference.retry.springai.ModelNotRetriableException if they cannot be read
+     */
+    static ClientOptions options(OpenAIClientAsync client, String beanName) {
+        return ASYNC_OPTIONS.read(client, beanName);
+    }
+
+    /**
+     * Tells whether a client's transport is already a {@link RetryingHttpClient}.
+     *
+     * @param options the client's options
+     * @param beanName the bean, for the exception
+     * @return {@code true} if its exchanges are retried
+     */
+    static boolean isRetried(ClientOptions options, String beanName) {
+        return ForwardingProxy.isProxy(TRANSPORT.read(options, beanName));
+    }
+
+    /**
+     * Returns the synchronous client re-optioned on a retrying transport, its own retries off.
+     *
+     * @param client the client
+     * @param options its options
+     * @param beanName the bean being rebuilt, for the exception
+     * @param retrier the decisions about every exchange
+     * @param timer the timer of the waits of asynchronous exchanges
+     * @param calls the registry of stream call contexts
+     * @return the retried client
+     */
+    static OpenAIClient retried(OpenAIClient client, ClientOptions options, String beanName, Retrier retrier,
+            RetryTimer timer, StreamCalls calls) {
+        HttpClient transport = oneRequestPerCall(TRANSPORT.read(options, beanName), beanName);
+        return client.withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer,
+                    options.streamHandlerExecutor(), calls))
+            .maxRetries(0));
+    }
+
+    /**
+     * Returns the asynchronous client re-optioned on a retrying transport, its own retries off, and with
+     * each stream read on the thread that read its first event ({@link StreamHandOff}).
+     *
+     * @param client the client
+     * @param options its options
+     * @param beanName the bean being rebuilt, for the exception
+     * @param retrier the decisions about every exchange
+     * @param timer the timer of the waits
+     * @param calls the registry of stream call contexts
+     * @return the retried client
+     */
+    static OpenAIClientAsync retried(OpenAIClientAsync client, ClientOptions options, String beanName,
+            Retrier retrier, RetryTimer timer, StreamCalls calls) {
+        HttpClient transport = oneRequestPerCall(TRANSPORT.read(options, beanName), beanName);
+        Executor streamHandlers = options.streamHandlerExecutor();
+        return client.withOptions((builder) -> builder
+            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer, streamHandlers, calls))
+            .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
+            .maxRetries(0));
+    }
+
+    /**
+     * Returns a transport that sends each request once: Spring AI's OkHttp transport made again on its
+     * OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1 turns on, and which
+     * sends a request again when the connection it took from the pool fails: a second, unseen attempt.
+     * Everything else of that client (its connection pool, dispatcher, interceptors, timeouts, proxy) is
+     * shared as Spring AI built it. A transport of the application's own is used as it is.
+     *
+     * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
+     * @param beanName the model's bean name, for the exception
+     * @return the transport to send each attempt with
+     * @throws dev.inference.retry.springai.ModelNotRetriableException if Spring AI's transport does not
+     *     have the expected shape
+     */
+    static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
+        HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
+                ? CLOSING_TARGET.read(closing, beanName) : transport;
+        if (!(built instanceof SpringAiOpenAiHttpClient springAi)
+                || !springAi.getOkHttpClient().retryOnConnectionFailure()) {
+            return transport;
+        }
+        OkHttpClient once = springAi.getOkHttpClient().newBuilder().retryOnConnectionFailure(false).build();
+        boolean ownsDispatcher = OWNS_DISPATCHER.read(springAi, beanName);
+        HttpClient copy = SPRING_AI_TRANSPORT.newInstance(beanName, once, ownsDispatcher);
+        // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
+        return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
+    }
+
+    /**
+     * Says how Spring AI resolves a model's own {@code max-retries}, for the exception that names it.
+     *
+     * @param property the model's property, such as {@code spring.ai.openai.embedding.max-retries}
+     * @return the note, ending with a space
+     */
+    static String retriesNote(String property) {
+        return "(Spring AI reads " + property + "=3, its default, as unset, and then takes "
+                + "spring.ai.openai.max-retries.) ";
+    }
+}
