@@ -24,6 +24,7 @@ public class HttpStatusException extends RuntimeException {
     /** How long the provider asked to wait before the next request, or {@code null} when it did not say. */
     private final @Nullable Duration retryAfter;
 
+    /** How long the response's rate-limit headers said the account's limit stays used up, or {@code null}. */
     private final @Nullable Duration rateLimitedFor;
 
     /**

@@ -16,8 +16,10 @@ public class QuotaExceededException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status the provider answered with, such as 429. */
     private final int status;
 
+    /** The provider's error code, such as {@code insufficient_quota}. */
     private final String code;
 
     /**

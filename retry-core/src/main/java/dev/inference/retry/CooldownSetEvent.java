@@ -17,6 +17,10 @@ public record CooldownSetEvent(String client, String key, Duration duration, Coo
     /**
      * Validates the event.
      *
+     * @param client the name of the client that set it
+     * @param key the provider account it cools
+     * @param duration how long from now, positive and at most {@link Backoff#RETRY_AFTER_CAP}
+     * @param reason why
      * @throws NullPointerException if a component is {@code null}
      * @throws IllegalArgumentException if {@code duration} is not positive
      */

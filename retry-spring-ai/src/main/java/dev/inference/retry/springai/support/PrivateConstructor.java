@@ -23,6 +23,9 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
     /**
      * Names a constructor.
      *
+     * @param declaringClass the class that declares the constructor
+     * @param parameterTypes the constructor's parameter types, in order
+     * @param supported the versions whose shape the caller knows, for the exception's message
      * @throws NullPointerException if an argument is {@code null}
      */
     public PrivateConstructor {
