@@ -130,9 +130,10 @@ public final class FleetMeasurement {
         for (int i = 0; i < INSTANCES; i++) {
             ports.add(freePort());
         }
-        start("redis", List.of("redis-server", "--port", Integer.toString(redis), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no"));
-        awaitRedis(redis);
+        Process redisServer = start("redis", List.of("redis-server", "--port", Integer.toString(redis), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no"));
+        awaitRedis(redisServer, redis);
+        List<Process> instances = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
             List<String> command = new ArrayList<>(List.of(javaCommand(), "-Xmx384m", "-XX:+UseSerialGC", "-jar",
                     this.jar.toString(), "--server.port=" + ports.get(i), "--server.address=127.0.0.1",
@@ -146,10 +147,10 @@ public final class FleetMeasurement {
             else {
                 command.add("--sample.inference.base-url=http://127.0.0.1:" + provider);
             }
-            start("instance-" + i, command);
+            instances.add(start("instance-" + i, command));
         }
-        for (int port : ports) {
-            awaitHealthy(port);
+        for (int i = 0; i < INSTANCES; i++) {
+            awaitHealthy(instances.get(i), ports.get(i));
         }
         int[] statuses = load(ports, deadline);
         Result result = new Result(deadline, headers, count(log("instance-0"), "-> RATE_LIMITED"),
@@ -218,9 +219,22 @@ public final class FleetMeasurement {
         return total;
     }
 
-    private void start(String name, List<String> command) throws IOException {
+    private Process start(String name, List<String> command) throws IOException {
         Path log = this.work.resolve(name + ".log");
-        this.started.add(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        this.started.add(process);
+        return process;
+    }
+
+    /**
+     * Waits before the next try at a process that is starting, and gives up at once when the process has
+     * exited meanwhile: then it will never answer.
+     */
+    private static void pauseUnlessExited(Process process, Duration pause, String what) throws InterruptedException {
+        if (process.waitFor(pause.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("The " + what + " exited with " + process.exitValue()
+                    + " before it answered; see its log");
+        }
     }
 
     private Path log(String name) {
@@ -239,7 +253,7 @@ public final class FleetMeasurement {
         this.started.clear();
     }
 
-    private void awaitHealthy(int port) throws Exception {
+    private void awaitHealthy(Process instance, int port) throws Exception {
         long deadline = System.nanoTime() + STARTUP.toNanos();
         URI health = URI.create("http://127.0.0.1:" + port + "/actuator/health");
         while (System.nanoTime() < deadline) {
@@ -254,13 +268,13 @@ public final class FleetMeasurement {
             catch (IOException notYet) {
                 // not listening yet
             }
-            Thread.sleep(250);
+            pauseUnlessExited(instance, Duration.ofMillis(250), "instance on port " + port);
         }
         throw new IllegalStateException("The instance on port " + port + " did not start within " + STARTUP
                 + "; see the logs in " + this.work);
     }
 
-    private static void awaitRedis(int port) throws InterruptedException {
+    private static void awaitRedis(Process redisServer, int port) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
             try (Socket socket = new Socket()) {
@@ -276,7 +290,7 @@ public final class FleetMeasurement {
             catch (IOException notYet) {
                 // not listening yet
             }
-            Thread.sleep(100);
+            pauseUnlessExited(redisServer, Duration.ofMillis(100), "redis-server");
         }
         throw new IllegalStateException("redis-server did not answer on port " + port);
     }
