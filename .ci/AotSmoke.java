@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * that it runs on the bean definitions generated ahead of time and that both of its retried beans
  * still retry: the {@code InferenceClient} behind {@code /chat} and the Spring AI chat model behind
  * {@code /ai/chat}. The provider draws each request's fate from a fixed seed, so a fresh start
- * answers both on the second attempt, as the README shows. Exits with 1 and the app's log when
+ * answers both on the second attempt, as docs/sample-app.md shows. Exits with 1 and the app's log when
  * anything differs; always stops the app.
  */
 public final class AotSmoke {
