@@ -62,6 +62,12 @@ public final class Retrier {
     /** Whether {@link #rateLimited} cools the key: a store is set, and rate limits are honoured. */
     private final boolean readsRateLimits;
 
+    /** How long after a cool-down's end the calls it held are spread; zero: all at its end. */
+    private final Duration releaseSpread;
+
+    /** Where the release of a cool-down's calls is drawn from, or {@code null} for the thread's. */
+    private final @Nullable RandomGenerator random;
+
     /** The events of a first attempt that succeeded, one per operation: the same for every call. */
     private final AttemptEvent firstInvokeSucceeded;
 
@@ -82,6 +88,8 @@ public final class Retrier {
         this.sleeper = builder.sleeper;
         this.cooldownKey = (builder.cooldownKey != null) ? builder.cooldownKey : builder.name;
         this.readsRateLimits = builder.cooldownStore != null && builder.honourRateLimits;
+        this.releaseSpread = builder.releaseSpread;
+        this.random = builder.random;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
     }
@@ -256,6 +264,30 @@ public final class Retrier {
         return (this.cooldownStore != null) ? this.cooldownStore.remaining(this.cooldownKey) : Duration.ZERO;
     }
 
+    /**
+     * Returns how long a call waits for a cool-down that ends in {@code remaining}: that long, plus a
+     * share of the {@linkplain Builder#cooldownReleaseSpread release spread} drawn at random, unless
+     * the share would carry the wait to {@code deadline} or past it.
+     */
+    Duration cooldownWait(Duration remaining, Optional<Duration> deadline) {
+        if (this.releaseSpread.isZero()) {
+            return remaining;
+        }
+        RandomGenerator source = (this.random != null) ? this.random : ThreadLocalRandom.current();
+        long share = (long) (source.nextDouble() * this.releaseSpread.toNanos());
+        Duration spread = remaining.plusNanos(share);
+        return (deadline.isPresent() && deadline.get().compareTo(spread) <= 0) ? remaining : spread;
+    }
+
+    /**
+     * Returns how long after a cool-down's end the calls it held are spread.
+     *
+     * @return the spread; zero when every call makes its attempt at the cool-down's end
+     */
+    public Duration cooldownReleaseSpread() {
+        return this.releaseSpread;
+    }
+
     void coolDown(Duration duration, CooldownReason reason) {
         if (this.cooldownStore != null && !duration.isNegative() && !duration.isZero()) {
             Duration capped = (duration.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : duration;
@@ -350,6 +382,8 @@ public final class Retrier {
         private @Nullable String cooldownKey;
 
         private boolean honourRateLimits = true;
+
+        private Duration releaseSpread = Duration.ZERO;
 
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -457,6 +491,30 @@ public final class Retrier {
          */
         public Builder honourRateLimits(boolean honour) {
             this.honourRateLimits = honour;
+            return this;
+        }
+
+        /**
+         * Spreads the calls that a cool-down held over {@code spread} after it ends, so that a queue of
+         * them does not reach the provider at once: each call held makes its attempt at a moment drawn
+         * uniformly from {@code [end, end + spread)}, with the randomness of {@link #random}. When a call's
+         * deadline falls in that span, the call makes its attempt at the end itself. Once the first of
+         * them is answered with {@code remaining: 0} (see {@link Retrier#rateLimited}) or a 429, the rest
+         * wait for the new cool-down instead of earning a 429 each. By default zero: every call held makes
+         * its attempt when the cool-down ends. Without a {@linkplain #cooldown store} it changes nothing.
+         *
+         * @param spread how long the release lasts; zero or positive, at most five minutes
+         * @return this builder
+         * @throws NullPointerException if {@code spread} is {@code null}
+         * @throws ConfigException if {@code spread} is negative or longer than five minutes
+         */
+        public Builder cooldownReleaseSpread(Duration spread) {
+            Objects.requireNonNull(spread, "spread must not be null");
+            if (spread.isNegative() || spread.compareTo(Backoff.RETRY_AFTER_CAP) > 0) {
+                throw new ConfigException("cooldownReleaseSpread", spread,
+                        "must be zero or positive, and at most " + Backoff.RETRY_AFTER_CAP);
+            }
+            this.releaseSpread = spread;
             return this;
         }
 

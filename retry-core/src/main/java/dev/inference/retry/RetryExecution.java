@@ -48,8 +48,9 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  * <li>a call whose context is already done fails with the context's failure, with no attempt;</li>
  * <li>before every attempt, the first included, a {@linkplain CooldownStore cool-down} of the
- * provider account is waited out; when the deadline would pass during it, the call fails at once
- * with a {@link DeadlineExceededException};</li>
+ * provider account is waited out (and, with a {@linkplain Retrier.Builder#cooldownReleaseSpread
+ * release spread}, a random share of it after its end); when the deadline would pass during the
+ * cool-down, the call fails at once with a {@link DeadlineExceededException};</li>
  * <li>after a failed attempt: a permanent failure ends the call as the attempt threw it; a
  * retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}; a
  * {@linkplain RetryBudget retry budget} below half ends it with a
@@ -325,7 +326,9 @@ public final class RetryExecution {
      * returns and calling {@link #endCooldownWait()} after each wait. Zero means "make the attempt
      * now": the retrier's {@link AttemptObserver}, if any, starts observing it then.
      *
-     * @return the wait, or {@link Duration#ZERO} when no cool-down is in force
+     * @return the wait: the cool-down's remainder, plus a share of the retrier's
+     *     {@linkplain Retrier#cooldownReleaseSpread() release spread} drawn at random when it has one and the
+     *     deadline allows it; {@link Duration#ZERO} when no cool-down is in force
      * @throws DeadlineExceededException at once if the context's deadline would pass during the wait
      * @throws IllegalStateException if no attempt is about to be made
      */
@@ -349,13 +352,15 @@ public final class RetryExecution {
             throw suppressing(new DeadlineExceededException("The call's deadline would pass during the " + cooldown
                     + " cool-down wait before attempt " + this.attempt), this.latestFailure);
         }
+        // The calls a cool-down held are released over its spread, so that they do not burst at its end.
+        Duration wait = this.retrier.cooldownWait(cooldown, remaining);
         RetryListener listener = this.retrier.listener();
         if (listener != null && !this.delayReported) {
             listener.attemptDelayed(new CooldownEvent(this.retrier.name(), this.operation, this.attempt,
-                    this.retrier.cooldownKey(), cooldown));
+                    this.retrier.cooldownKey(), wait));
         }
         this.delayReported = true;
-        return cooldown;
+        return wait;
     }
 
     /**

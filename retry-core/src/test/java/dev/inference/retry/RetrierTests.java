@@ -1,6 +1,7 @@
 package dev.inference.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
@@ -254,6 +255,33 @@ class RetrierTests {
         void refusesANullReset() {
             assertThatNullPointerException().isThrownBy(() -> cooled().build().rateLimited(null))
                 .withMessage("resetIn must not be null");
+        }
+    }
+    @Nested
+    class CooldownReleaseSpread {
+
+        @Test
+        void isZeroUnlessSet() {
+            assertThat(Retrier.builder(POLICY).build().cooldownReleaseSpread()).isZero();
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = { "PT0S", "PT1S", "PT5M" })
+        void keepsASpreadFromZeroToFiveMinutes(Duration spread) {
+            assertThat(Retrier.builder(POLICY).cooldownReleaseSpread(spread).build().cooldownReleaseSpread())
+                .isEqualTo(spread);
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = { "PT-0.001S", "PT5M0.001S" })
+        void refusesANegativeSpreadOrOneLongerThanFiveMinutes(Duration spread) {
+            assertThatExceptionOfType(ConfigException.class)
+                .isThrownBy(() -> Retrier.builder(POLICY).cooldownReleaseSpread(spread))
+                .satisfies((ex) -> {
+                    assertThat(ex.field()).isEqualTo("cooldownReleaseSpread");
+                    assertThat(ex.value()).contains(spread);
+                    assertThat(ex.rule()).isEqualTo("must be zero or positive, and at most PT5M");
+                });
         }
     }
 }

@@ -316,4 +316,85 @@ class RetryClientCooldownTests {
                 .contains(Duration.ofSeconds(2));
         }
     }
+    @Nested
+    class ReleaseSpread {
+
+        private Retrier.Builder spreadOverOneSecond(double drawn) {
+            return retrier("chat", "openai").random(FixedRandom.always(drawn)).cooldownReleaseSpread(Duration.ofSeconds(1));
+        }
+
+        @ParameterizedTest(name = "drawn {0}")
+        @ValueSource(doubles = { 0.0, 0.25, 0.999 })
+        void makesTheAttemptOfAHeldCallAtTheDrawnShareOfTheSpreadAfterTheCooldown(double drawn) {
+            store.coolDown("openai", Duration.ofSeconds(2));
+            RetryClient client = RetryClient.of(respondingAt(attemptTimes), spreadOverOneSecond(drawn).build());
+
+            client.invoke(REQUEST, CallContext.background());
+
+            Duration share = Duration.ofNanos((long) (drawn * 1_000_000_000L));
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusSeconds(2).plus(share));
+            assertThat(listener.calls()).first().isEqualTo(new Delayed(
+                    new CooldownEvent("chat", Operation.INVOKE, 1, "openai", Duration.ofSeconds(2).plus(share))));
+        }
+
+        @Test
+        void leavesACallThatNoCooldownHoldsUndelayed() {
+            RetryClient client = RetryClient.of(respondingAt(attemptTimes), spreadOverOneSecond(0.5).build());
+
+            client.invoke(REQUEST, CallContext.background());
+
+            assertThat(attemptTimes).containsExactly(MutableClock.START);
+            assertThat(sleeper.delays()).isEmpty();
+        }
+
+        @Test
+        void spreadsTheRetryThatACooldownOutlastingItsBackoffHolds() {
+            ScriptedClient inner = ScriptedClient.script().then((context) -> {
+                store.coolDown("openai", Duration.ofSeconds(3));
+                throw new NetworkException("reset", null);
+            }).then((context) -> {
+                attemptTimes.add(clock.instant());
+                return InferenceResponse.of("ok");
+            });
+
+            RetryClient.of(inner, spreadOverOneSecond(0.5).build()).invoke(REQUEST, CallContext.background());
+
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusMillis(3500));
+        }
+
+        @Test
+        void makesTheAttemptAtTheCooldownsEndWhenTheDeadlineFallsInTheSpread() {
+            store.coolDown("openai", Duration.ofSeconds(2));
+            RetryClient client = RetryClient.of(respondingAt(attemptTimes), spreadOverOneSecond(0.5).build());
+
+            client.invoke(REQUEST, CallContext.withTimeout(Duration.ofMillis(2300), clock));
+
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusSeconds(2));
+        }
+
+        @Test
+        void holdsACallThatANewCooldownMeetsAtItsReleaseUntilThatOneEnds() {
+            store.coolDown("openai", Duration.ofSeconds(2));
+            Sleeper coolingAgainOnce = new Sleeper() {
+
+                private boolean cooled;
+
+                @Override
+                public void sleep(Duration delay, CallContext context) {
+                    sleeper.sleep(delay, context);
+                    if (!this.cooled) {
+                        this.cooled = true;
+                        store.coolDown("openai", Duration.ofSeconds(2));
+                    }
+                }
+            };
+            RetryClient client = RetryClient.of(respondingAt(attemptTimes),
+                    spreadOverOneSecond(0.5).sleeper(coolingAgainOnce).build());
+
+            client.invoke(REQUEST, CallContext.background());
+
+            assertThat(sleeper.delays()).containsExactly(Duration.ofMillis(2500), Duration.ofMillis(2500));
+            assertThat(attemptTimes).containsExactly(MutableClock.START.plusSeconds(5));
+        }
+    }
 }

@@ -1,13 +1,15 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.Backoff;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.RetryBudget;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Resolves the retry budget and the cool-down key of one wrapped bean from
+ * Resolves the retry budget, the cool-down key and the cool-down's release spread of one wrapped bean from
  * {@link InferenceRetryProperties}: field by field, the bean's entry under {@code inference.retry.clients}
  * over the top level, as the policy is resolved. Both features are off unless configured.
  */
@@ -88,5 +90,33 @@ final class ClientFeaturesResolver {
                     "must name a provider account, not be blank");
         }
         return Optional.of(key);
+    }
+
+    /**
+     * Resolves how long after a cool-down's end the calls it held are spread.
+     *
+     * @param beanName the bean's name, for the message of a failure
+     * @param properties the bound properties
+     * @return the spread, or empty when none is set
+     * @throws InvalidRetryPropertyException when a spread is set but no store is, or it is negative or
+     *     longer than the cap of every cool-down
+     */
+    static Optional<Duration> cooldownReleaseSpread(String beanName, InferenceRetryProperties properties) {
+        Duration spread = properties.getCooldown().getReleaseSpread();
+        if (spread == null) {
+            return Optional.empty();
+        }
+        String property = PREFIX + "cooldown.release-spread";
+        if (properties.getCooldown().getStore() == null) {
+            throw new InvalidRetryPropertyException(beanName, property, spread,
+                    "needs a cool-down store: inference.retry.cooldown.store is not set",
+                    "Set inference.retry.cooldown.store to local or redis, or remove " + property + ".");
+        }
+        if (spread.isNegative() || spread.compareTo(Backoff.RETRY_AFTER_CAP) > 0) {
+            throw InvalidRetryPropertyException.invalid(beanName, property, spread,
+                    "must be zero or positive, and at most " + Backoff.RETRY_AFTER_CAP
+                            + ", the longest a cool-down lasts");
+        }
+        return Optional.of(spread);
     }
 }

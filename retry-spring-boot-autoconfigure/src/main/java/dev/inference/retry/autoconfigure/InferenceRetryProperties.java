@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -276,6 +277,13 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
         private boolean rateLimitHeaders = true;
 
         /**
+         * How long after a cool-down's end the calls it held are spread, each making its attempt at a
+         * random moment within it, so that a queue of calls does not reach the provider at once; at most
+         * 5m; applies only with a store. Unset, every call held makes its attempt at the end.
+         */
+        private @Nullable Duration releaseSpread;
+
+        /**
          * Returns where cool-downs are kept.
          *
          * @return the store, or {@code null} when cool-downs are not shared
@@ -327,6 +335,24 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
          */
         public void setRateLimitHeaders(boolean rateLimitHeaders) {
             this.rateLimitHeaders = rateLimitHeaders;
+        }
+
+        /**
+         * Returns how long after a cool-down's end the calls it held are spread.
+         *
+         * @return the spread, or {@code null} when every call held makes its attempt at the end
+         */
+        public @Nullable Duration getReleaseSpread() {
+            return this.releaseSpread;
+        }
+
+        /**
+         * Sets how long after a cool-down's end the calls it held are spread.
+         *
+         * @param releaseSpread the spread, or {@code null} for none
+         */
+        public void setReleaseSpread(@Nullable Duration releaseSpread) {
+            this.releaseSpread = releaseSpread;
         }
     }
 

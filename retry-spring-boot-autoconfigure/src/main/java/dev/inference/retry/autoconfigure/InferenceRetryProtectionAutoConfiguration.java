@@ -3,6 +3,7 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,7 +27,9 @@ import org.springframework.util.StringUtils;
  * {@code redis} shares them with every instance through the application's Redis, keys under
  * {@code inference.retry.cooldown.namespace} (by default {@code spring.application.name}). With a
  * store, a response whose rate-limit headers say the account's limit is exhausted cools the key until
- * the reset, unless {@code inference.retry.cooldown.rate-limit-headers=false}.</li>
+ * the reset, unless {@code inference.retry.cooldown.rate-limit-headers=false}; with
+ * {@code inference.retry.cooldown.release-spread}, the calls a cool-down held are released over that
+ * span after its end rather than all at once.</li>
  * </ul>
  * {@code store=redis} without Spring Data Redis on the class path, or without a
  * {@link RedisConnectionFactory} bean, fails startup with a report naming
@@ -48,9 +51,11 @@ public final class InferenceRetryProtectionAutoConfiguration {
     RetryClientBuilderCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
             ObjectProvider<CooldownStore> store, InferenceRetryProperties properties) {
         boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
+        Duration releaseSpread = properties.getCooldown().getReleaseSpread();
         return (beanName, builder) -> store.ifAvailable((available) -> builder
             .cooldown(available, clients.cooldownKeyFor(beanName))
-            .honourRateLimits(rateLimitHeaders));
+            .honourRateLimits(rateLimitHeaders)
+            .cooldownReleaseSpread((releaseSpread != null) ? releaseSpread : Duration.ZERO));
     }
 
     @Configuration(proxyBeanMethods = false)

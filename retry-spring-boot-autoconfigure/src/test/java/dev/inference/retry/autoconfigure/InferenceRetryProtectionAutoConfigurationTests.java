@@ -16,6 +16,8 @@ import dev.inference.retry.RetryClient;
 import java.time.Duration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -232,6 +234,42 @@ class InferenceRetryProtectionAutoConfigurationTests {
                         + "inference.retry.clients.openai.cooldown-key = account is invalid: needs a cool-down store: "
                         + "inference.retry.cooldown.store is not set");
             });
+        }
+
+        @Test
+        void releasesTheCallsACooldownHeldAtItsEndUnlessASpreadIsSet() {
+            runner.withPropertyValues("inference.retry.cooldown.store=local")
+                .run((context) -> assertThat(client(context, "openai").retrier().cooldownReleaseSpread()).isZero());
+        }
+
+        @Test
+        void spreadsTheReleaseOfTheCallsACooldownHeldOverTheSpreadSet() {
+            runner.withPropertyValues("inference.retry.cooldown.store=local", "inference.retry.cooldown.release-spread=750ms")
+                .run((context) -> assertThat(client(context, "local").retrier().cooldownReleaseSpread())
+                    .isEqualTo(Duration.ofMillis(750)));
+        }
+
+        @Test
+        void failsStartupForASpreadWithoutAStore() {
+            runner.withPropertyValues("inference.retry.cooldown.release-spread=1s").run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(rootCause(context)).hasMessage("InferenceClient bean 'openai': "
+                        + "inference.retry.cooldown.release-spread = PT1S is invalid: needs a cool-down store: "
+                        + "inference.retry.cooldown.store is not set");
+            });
+        }
+
+        @ParameterizedTest(name = "{0}")
+        @ValueSource(strings = { "-1ms", "301s" })
+        void failsStartupForASpreadThatIsNegativeOrLongerThanFiveMinutes(String spread) {
+            runner.withPropertyValues("inference.retry.cooldown.store=local", "inference.retry.cooldown.release-spread=" + spread)
+                .run((context) -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootCause(context)).isInstanceOfSatisfying(InvalidRetryPropertyException.class, (ex) -> {
+                        assertThat(ex.property()).isEqualTo("inference.retry.cooldown.release-spread");
+                        assertThat(ex.rule()).isEqualTo("must be zero or positive, and at most PT5M, the longest a cool-down lasts");
+                    });
+                });
         }
 
         @Test
