@@ -41,10 +41,11 @@ import java.util.stream.IntStream;
  * Every socket is on 127.0.0.1; every process it starts, it stops, by its handle. Run from the
  * repository's root with Java 17 or later, after packaging the sample:
  * <pre>
- * java sample-app/src/test/java/dev/inference/sample/cluster/FleetMeasurement.java [jar] [deadline ...]
+ * java sample-app/src/test/java/dev/inference/sample/cluster/FleetMeasurement.java [jar] [deadline ...] [--property=value ...]
  * </pre>
  * where each deadline (such as {@code 1s}, the default, or {@code 30s}) is a {@code /chat} deadline,
- * {@code sample.inference.timeout}, to measure with.
+ * {@code sample.inference.timeout}, to measure with, and each {@code --property=value} is given to every
+ * instance, such as {@code --inference.retry.cooldown.release-spread=1s}.
  */
 public final class FleetMeasurement {
 
@@ -87,18 +88,24 @@ public final class FleetMeasurement {
                     + "./mvnw -B -ntp -pl sample-app -am package -DskipTests, or give its path as the first argument");
         }
         List<Duration> deadlines = new ArrayList<>();
+        List<String> settings = new ArrayList<>();
         for (int i = 1; i < args.length; i++) {
-            deadlines.add(Duration.parse("PT" + args[i].toUpperCase(Locale.ROOT)));
+            if (args[i].startsWith("--")) {
+                settings.add(args[i]);
+            }
+            else {
+                deadlines.add(Duration.parse("PT" + args[i].toUpperCase(Locale.ROOT)));
+            }
         }
         if (deadlines.isEmpty()) {
             deadlines.add(Duration.ofSeconds(1));
         }
         Path work = Files.createTempDirectory("fleet-measurement");
-        System.out.println("Logs in " + work);
+        System.out.println("Logs in " + work + ((settings.isEmpty()) ? "" : "; every instance with " + settings));
         List<String> rows = new ArrayList<>();
         for (Duration deadline : deadlines) {
-            Result read = run(jar, work, deadline, true);
-            Result ignored = run(jar, work, deadline, false);
+            Result read = run(jar, work, deadline, true, settings);
+            Result ignored = run(jar, work, deadline, false, settings);
             rows.add(read.row(ignored));
             rows.add(ignored.row(read));
             System.out.println(rows.get(rows.size() - 2));
@@ -112,17 +119,18 @@ public final class FleetMeasurement {
         rows.forEach(System.out::println);
     }
 
-    private static Result run(Path jar, Path work, Duration deadline, boolean headers) throws Exception {
+    private static Result run(Path jar, Path work, Duration deadline, boolean headers, List<String> settings)
+            throws Exception {
         FleetMeasurement run = new FleetMeasurement(jar, work.resolve(deadline + "-" + headers));
         try {
-            return run.measure(deadline, headers);
+            return run.measure(deadline, headers, settings);
         }
         finally {
             run.stopAll();
         }
     }
 
-    private Result measure(Duration deadline, boolean headers) throws Exception {
+    private Result measure(Duration deadline, boolean headers, List<String> settings) throws Exception {
         Files.createDirectories(this.work);
         int redis = freePort();
         int provider = freePort();
@@ -140,6 +148,7 @@ public final class FleetMeasurement {
                     "--spring.main.banner-mode=off", "--inference.retry.cooldown.store=redis",
                     "--spring.data.redis.host=127.0.0.1", "--spring.data.redis.port=" + redis,
                     "--inference.retry.cooldown.rate-limit-headers=" + headers, "--sample.inference.timeout=" + deadline));
+            command.addAll(settings);
             if (i == 0) {
                 command.addAll(List.of("--sample.provider.port=" + provider,
                         "--sample.provider.rate-limit.requests=" + LIMIT, "--sample.provider.rate-limit.window=" + WINDOW));
