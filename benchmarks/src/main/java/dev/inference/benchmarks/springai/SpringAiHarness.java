@@ -28,8 +28,9 @@ import org.springframework.ai.openai.OpenAiChatModel;
  *
  * <p><b>Latency.</b> The two applications ({@link ChatModelContext}) take turns call by call, the one
  * going first changing every time, so that both meet the same interference. A call is timed from
- * {@code call(prompt)} to its return; a stream from {@code stream(prompt)} to its first element and to
- * its completion, each read with {@link System#nanoTime()} in the signal itself, on the thread that
+ * {@code call(prompt)} to its return; a stream from {@code stream(prompt)} to its first element, to
+ * its first element with text (the first token: the elements before it carry only the role or an empty
+ * block, which the starter holds until the first content event has been read) and to its completion, each read with {@link System#nanoTime()} in the signal itself, on the thread that
  * delivers it (waking the measuring thread is not counted). Percentiles are nearest-rank over the
  * sorted samples; "paired" is the median of the differences between the two turns of each round,
  * which cancels what both turns of a round share.
@@ -162,11 +163,17 @@ public final class SpringAiHarness {
         StringBuilder text = new StringBuilder();
         Marks marks = new Marks();
         model.stream(prompt).doOnNext((response) -> {
+            long now = System.nanoTime();
             if (!marks.first) {
-                marks.firstChunk = System.nanoTime();
+                marks.firstChunk = now;
                 marks.first = true;
             }
-            text.append(text(response));
+            String piece = text(response);
+            if (!marks.token && !piece.isEmpty()) {
+                marks.firstToken = now;
+                marks.token = true;
+            }
+            text.append(piece);
         }).doOnComplete(() -> marks.end = System.nanoTime()).blockLast(TIMEOUT);
         // blockLast returned after the signals above: what they wrote is visible here.
         check(text.toString(), model);
@@ -195,6 +202,11 @@ public final class SpringAiHarness {
         boolean first;
 
         long firstChunk;
+
+        boolean token;
+
+        /** When the first element with text came: the time to the first token. */
+        long firstToken;
 
         long end;
     }
@@ -226,7 +238,7 @@ public final class SpringAiHarness {
             return nanos;
         }
 
-        /** One round of streams; to the first element and to the end, the starter's first. */
+        /** One round of streams; to the first element, to the first with text and to the end, the starter's first. */
         long[][] stream(int round) {
             long[][] nanos = new long[2][];
             for (int turn = 0; turn < 2; turn++) {
@@ -234,7 +246,8 @@ public final class SpringAiHarness {
                 Prompt prompt = new Prompt("Hello");
                 long start = System.nanoTime();
                 Marks marks = SpringAiHarness.stream(retried ? this.starter : this.alone, prompt);
-                nanos[retried ? 0 : 1] = new long[] { marks.firstChunk - start, marks.end - start };
+                nanos[retried ? 0 : 1] = new long[] { marks.firstChunk - start, marks.firstToken - start,
+                    marks.end - start };
             }
             return nanos;
         }
@@ -265,10 +278,12 @@ public final class SpringAiHarness {
             System.out.println("|---|---:|---:|---:|");
             latencyRows("successful `call`", this.calls.stream().map((round) -> round[0]),
                     this.calls.stream().map((round) -> round[1]));
-            latencyRows("stream's first chunk", this.streams.stream().map((round) -> round[0][0]),
+            latencyRows("stream's first element", this.streams.stream().map((round) -> round[0][0]),
                     this.streams.stream().map((round) -> round[1][0]));
-            latencyRows("whole stream", this.streams.stream().map((round) -> round[0][1]),
+            latencyRows("stream's first token", this.streams.stream().map((round) -> round[0][1]),
                     this.streams.stream().map((round) -> round[1][1]));
+            latencyRows("whole stream", this.streams.stream().map((round) -> round[0][2]),
+                    this.streams.stream().map((round) -> round[1][2]));
             allocationRow("allocated per `call`, all threads", this.starterAllocation.callAll(),
                     this.aloneAllocation.callAll());
             allocationRow("allocated per `call`, calling thread", this.starterAllocation.callCalling(),
