@@ -291,7 +291,8 @@ public final class RetryingExchanges<R> {
                 first = peeked.event();
             }
             else {
-                read = UnaryBody.read(body);
+                long announced = UnaryBody.announcedLength(this.sdk.responseHeader(response, "Content-Length"));
+                read = UnaryBody.read(body, announced);
             }
         }
         catch (IOException ex) {

@@ -190,7 +190,8 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
         static BufferedResponse read(ClientHttpResponse response) throws IOException {
             InputStream body = response.getBody();
             try {
-                InputStream whole = PeekedResponse.body(UnaryBody.read(body), body);
+                long announced = UnaryBody.announcedLength(response.getHeaders().getOrEmpty(HttpHeaders.CONTENT_LENGTH));
+                InputStream whole = PeekedResponse.body(UnaryBody.read(body, announced), body);
                 return new BufferedResponse(response, () -> whole, true);
             }
             catch (RuntimeException ex) {
