@@ -93,18 +93,18 @@ final class ClientFeaturesResolver {
     }
 
     /**
-     * Resolves how long after a cool-down's end the calls it held are spread.
+     * Checks the release spread of the cool-downs, which every wrapped bean with a store shares: set, it
+     * needs a store, and must lie between zero and the cap of every cool-down.
      *
-     * @param beanName the bean's name, for the message of a failure
+     * @param beanName the bean being resolved, for the message of a failure
      * @param properties the bound properties
-     * @return the spread, or empty when none is set
      * @throws InvalidRetryPropertyException when a spread is set but no store is, or it is negative or
      *     longer than the cap of every cool-down
      */
-    static Optional<Duration> cooldownReleaseSpread(String beanName, InferenceRetryProperties properties) {
+    static void checkCooldownReleaseSpread(String beanName, InferenceRetryProperties properties) {
         Duration spread = properties.getCooldown().getReleaseSpread();
         if (spread == null) {
-            return Optional.empty();
+            return;
         }
         String property = PREFIX + "cooldown.release-spread";
         if (properties.getCooldown().getStore() == null) {
@@ -117,6 +117,5 @@ final class ClientFeaturesResolver {
                     "must be zero or positive, and at most " + Backoff.RETRY_AFTER_CAP
                             + ", the longest a cool-down lasts");
         }
-        return Optional.of(spread);
     }
 }

@@ -214,7 +214,7 @@ final class RetriedClients implements SmartInitializingSingleton {
                 .ifPresent((budget) -> this.budgets.putIfAbsent(beanName, budget));
             ClientFeaturesResolver.cooldownKey(beanName, entry, this.properties)
                 .ifPresent((key) -> this.cooldownKeys.put(beanName, key));
-            ClientFeaturesResolver.cooldownReleaseSpread(beanName, this.properties);
+            ClientFeaturesResolver.checkCooldownReleaseSpread(beanName, this.properties);
             return policy;
         }
         catch (InvalidRetryPropertyException ex) {
