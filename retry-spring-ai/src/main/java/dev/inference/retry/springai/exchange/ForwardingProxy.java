@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -102,16 +103,36 @@ public final class ForwardingProxy {
      * other options) to be wrapped in turn. Default methods are not taken: they run on the proxy and
      * reach these methods through it.
      *
+     * <p>A method without arguments that returns the same object as on its last call (as the SDKs hand
+     * out each service: made once, on first use) returns the same wrapper, made once: a stream call
+     * that goes through two views wraps none of them again. Any other result is wrapped on each call.
+     *
      * @param target the object the proxy forwards to
      * @param wrappers the function for each method name, given what the target returned
      * @return the interception
      */
     public static Interception wrappingResults(Object target, Map<String, Function<Object, Object>> wrappers) {
+        Map<Method, Wrapped> lastWrapped = new ConcurrentHashMap<>();
         return (method, args) -> {
             Function<Object, Object> wrapper = wrappers.get(method.getName());
-            return (wrapper == null || method.isDefault()) ? Optional.empty()
-                    : Optional.of(wrapper.apply(invoke(target, method, args)));
+            if (wrapper == null || method.isDefault()) {
+                return Optional.empty();
+            }
+            Object result = invoke(target, method, args);
+            if (method.getParameterCount() != 0) {
+                return Optional.of(wrapper.apply(result));
+            }
+            Wrapped last = lastWrapped.get(method);
+            if (last == null || last.result() != result) {
+                last = new Wrapped(result, wrapper.apply(result));
+                lastWrapped.put(method, last);
+            }
+            return Optional.of(last.wrapper());
         };
+    }
+
+    /** What a method without arguments returned last, and its wrapper. */
+    private record Wrapped(Object result, Object wrapper) {
     }
 
     /** Decides whether a proxy handles a method itself: a result, or empty to forward the call. */
