@@ -186,7 +186,7 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
      *     not an error
      */
     static Optional<SseException> inBandFailure(String data, HttpResponse response) {
-        if (data.startsWith("[DONE]")) {
+        if (data.startsWith("[DONE]") || !mayNameError(data)) {
             return Optional.empty();
         }
         JsonNode event;
@@ -208,6 +208,15 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
             .error(errorObject(error))
             .cause(typed)
             .build());
+    }
+
+    /**
+     * Whether a JSON text may have a member named {@code error}: it spells {@code "error"}, or has an
+     * escape by which a name could spell it. A text that may not is no error, and needs no parse: a
+     * content chunk, the common case, is told so by a scan.
+     */
+    private static boolean mayNameError(String data) {
+        return data.contains("\"error\"") || data.contains("\\u");
     }
 
     /** Reads and consumes an error body, or returns {@code null} when it is not JSON. */

@@ -129,6 +129,23 @@ class OpenAiFailuresTests {
         void areNotFoundInContent(String data) {
             assertThat(OpenAiFailures.inBandFailure(data, okResponse())).isEmpty();
         }
+
+        @Test
+        void areFoundUnderANameSpelledWithAnEscape() {
+            String data = "{\"err\\u006fr\":{\"message\":\"m\",\"type\":\"server_error\"}}";
+
+            SseException failure = OpenAiFailures.inBandFailure(data, okResponse()).orElseThrow();
+
+            assertThat(failure.getCause()).isInstanceOfSatisfying(HttpStatusException.class,
+                    (typed) -> assertThat(typed.status()).isEqualTo(500));
+        }
+
+        @Test
+        void areNotFoundInContentThatSpeaksOfAnError() {
+            String data = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"an error occurred\"}}]}";
+
+            assertThat(OpenAiFailures.inBandFailure(data, okResponse())).isEmpty();
+        }
     }
 
     @Nested
