@@ -4,7 +4,6 @@ import com.anthropic.core.JsonMissing;
 import com.anthropic.core.JsonValue;
 import com.anthropic.core.ObjectMappers;
 import com.anthropic.core.http.Headers;
-import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.HttpResponse;
 import com.anthropic.errors.AnthropicIoException;
 import com.anthropic.errors.AnthropicServiceException;
@@ -43,7 +42,7 @@ import org.jspecify.annotations.Nullable;
 final class AnthropicFailures implements SdkFailures<HttpResponse> {
 
     /** The Anthropic SDK's HTTP layer, with its failures built here. */
-    static final SdkHttp<HttpResponse> HTTP = SdkHttp.of(HttpClient.class, HttpResponse.class, new AnthropicFailures());
+    static final SdkHttp<HttpResponse> HTTP = new AnthropicHttp(new AnthropicFailures());
 
     /** The event that reports a failure in a stream; the SDK throws an {@link SseException} for it. */
     private static final String ERROR_EVENT = "error";

@@ -1,9 +1,6 @@
 package dev.inference.retry.springai.exchange;
 
 import java.io.InputStream;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -16,17 +13,17 @@ import org.jspecify.annotations.Nullable;
  * <p>The SDKs declare the same HTTP types, each in its own package and sharing none: an
  * {@code HttpClient} whose {@code execute(HttpRequest, RequestOptions)} returns an
  * {@code HttpResponse}, a request with {@code headers()}, {@code body()} and {@code toBuilder()}, a
- * response with {@code statusCode()}, {@code headers()}, {@code body()} and {@code close()}. So one
- * class serves both: the types are found from the client interface, and their methods are looked up
- * once, as public method handles. A type that lacks one of them (an SDK whose shape changed) fails
- * {@link #of} with an {@link IllegalArgumentException} naming the method, at startup rather than on
- * a call. Immutable and thread-safe.
+ * response with {@code statusCode()}, {@code headers()}, {@code body()} and {@code close()}. Each
+ * provider's package implements this class once, with plain calls on its SDK's types: they run on every
+ * exchange, several times, and calls the compiler can inline cost an exchange nothing, where method
+ * handles of both SDKs' methods, looked up at startup, cost a stream several microseconds.
+ *
+ * <p>Implementations are immutable and thread-safe, take the requests the SDK's client was given (so
+ * of its request type) and throw what an SDK method throws unchanged.
  *
  * @param <R> the SDK's HTTP response interface
  */
-public final class SdkHttp<R> {
-
-    private static final MethodHandles.Lookup PUBLIC = MethodHandles.publicLookup();
+public abstract class SdkHttp<R> {
 
     private final Class<?> clientType;
 
@@ -34,72 +31,17 @@ public final class SdkHttp<R> {
 
     private final SdkFailures<R> failures;
 
-    private final MethodHandle requestHeaders;
-
-    private final MethodHandle requestBody;
-
-    private final MethodHandle bodyRepeatable;
-
-    private final MethodHandle toBuilder;
-
-    private final MethodHandle removeHeaders;
-
-    private final MethodHandle putHeader;
-
-    private final MethodHandle build;
-
-    private final MethodHandle headerValues;
-
-    private final MethodHandle statusCode;
-
-    private final MethodHandle responseHeaders;
-
-    private final MethodHandle responseBody;
-
-    private final MethodHandle responseClose;
-
-    private SdkHttp(Class<?> clientType, Class<R> responseType, SdkFailures<R> failures) {
-        this.clientType = clientType;
-        this.responseType = responseType;
-        this.failures = failures;
-        Method execute = executeOf(clientType);
-        if (execute.getReturnType() != responseType) {
-            throw new IllegalArgumentException(clientType.getName() + ".execute returns "
-                    + execute.getReturnType().getName() + ", not " + responseType.getName());
-        }
-        Class<?> requestType = execute.getParameterTypes()[0];
-        Method headers = method(requestType, "headers");
-        this.requestHeaders = handle(headers);
-        this.headerValues = handle(method(headers.getReturnType(), "values", String.class));
-        Method body = method(requestType, "body");
-        this.requestBody = handle(body);
-        this.bodyRepeatable = handle(method(body.getReturnType(), "repeatable"));
-        Method toBuilder = method(requestType, "toBuilder");
-        this.toBuilder = handle(toBuilder);
-        Class<?> builderType = toBuilder.getReturnType();
-        this.removeHeaders = handle(method(builderType, "removeHeaders", String.class));
-        this.putHeader = handle(method(builderType, "putHeader", String.class, String.class));
-        this.build = handle(method(builderType, "build"));
-        this.statusCode = handle(method(responseType, "statusCode"));
-        this.responseHeaders = handle(method(responseType, "headers"));
-        this.responseBody = handle(method(responseType, "body"));
-        this.responseClose = handle(method(responseType, "close"));
-    }
-
     /**
      * Describes the HTTP layer of an SDK.
      *
-     * @param <R> the SDK's HTTP response interface
      * @param clientType the SDK's HTTP client interface, whose {@code execute} returns {@code responseType}
      * @param responseType the SDK's HTTP response interface
      * @param failures how the SDK throws each failure
-     * @return the description
-     * @throws IllegalArgumentException if the types lack a method this class uses
      */
-    public static <R> SdkHttp<R> of(Class<?> clientType, Class<R> responseType, SdkFailures<R> failures) {
-        return new SdkHttp<>(Objects.requireNonNull(clientType, "clientType must not be null"),
-                Objects.requireNonNull(responseType, "responseType must not be null"),
-                Objects.requireNonNull(failures, "failures must not be null"));
+    protected SdkHttp(Class<?> clientType, Class<R> responseType, SdkFailures<R> failures) {
+        this.clientType = Objects.requireNonNull(clientType, "clientType must not be null");
+        this.responseType = Objects.requireNonNull(responseType, "responseType must not be null");
+        this.failures = Objects.requireNonNull(failures, "failures must not be null");
     }
 
     /**
@@ -119,121 +61,67 @@ public final class SdkHttp<R> {
         return this.failures;
     }
 
-    /** The values of a request header, in any case of its name; empty when the request has none. */
-    @SuppressWarnings("unchecked")
-    List<String> requestHeader(Object request, String name) {
-        return (List<String>) call(this.headerValues, call(this.requestHeaders, request), name);
-    }
+    /**
+     * Returns the values of a request header.
+     *
+     * @param request a request of the SDK
+     * @param name the header's name, in any case
+     * @return its values; empty when the request has none
+     */
+    protected abstract List<String> requestHeader(Object request, String name);
 
-    /** A copy of a request with a header replaced, or removed when {@code value} is {@code null}. */
-    Object withRequestHeader(Object request, String name, @Nullable String value) {
-        Object builder = call(this.removeHeaders, call(this.toBuilder, request), name);
-        return call(this.build, (value != null) ? call(this.putHeader, builder, name, value) : builder);
-    }
+    /**
+     * Returns a copy of a request with a header replaced or removed.
+     *
+     * @param request a request of the SDK
+     * @param name the header's name
+     * @param value its one value, or {@code null} to remove it
+     * @return the copy
+     */
+    protected abstract Object withRequestHeader(Object request, String name, @Nullable String value);
 
-    /** Whether a request has no body, or one that can be sent again. */
-    boolean isRepeatable(Object request) {
-        Object body = invoke(this.requestBody, request);
-        return body == null || Boolean.TRUE.equals(call(this.bodyRepeatable, body));
-    }
+    /**
+     * Tells whether a request has no body, or one that can be sent again.
+     *
+     * @param request a request of the SDK
+     * @return {@code true} when the request can be sent again as it is
+     */
+    protected abstract boolean isRepeatable(Object request);
 
-    int status(R response) {
-        return (Integer) call(this.statusCode, response);
-    }
+    /**
+     * Returns a response's status.
+     *
+     * @param response the response
+     * @return its status code
+     */
+    protected abstract int status(R response);
 
-    /** The values of a response header, in any case of its name; empty when the response has none. */
-    @SuppressWarnings("unchecked")
-    List<String> responseHeader(R response, String name) {
-        return (List<String>) call(this.headerValues, call(this.responseHeaders, response), name);
-    }
+    /**
+     * Returns the values of a response header.
+     *
+     * @param response the response
+     * @param name the header's name, in any case
+     * @return its values; empty when the response has none
+     */
+    protected abstract List<String> responseHeader(R response, String name);
 
-    InputStream body(R response) {
-        return (InputStream) call(this.responseBody, response);
-    }
+    /**
+     * Returns a response's body.
+     *
+     * @param response the response
+     * @return the body, as the SDK reads it
+     */
+    protected abstract InputStream body(R response);
 
-    void close(R response) {
-        invoke(this.responseClose, response);
-    }
+    /**
+     * Closes a response, and its body with it.
+     *
+     * @param response the response
+     */
+    protected abstract void close(R response);
 
     @Override
     public String toString() {
         return "SdkHttp[" + this.clientType.getName() + "]";
-    }
-
-    private static Method executeOf(Class<?> clientType) {
-        for (Method method : clientType.getMethods()) {
-            if (method.getName().equals("execute") && method.getParameterCount() == 2 && !method.isDefault()) {
-                return method;
-            }
-        }
-        throw new IllegalArgumentException(clientType.getName() + " has no execute(request, options) method");
-    }
-
-    private static Method method(Class<?> type, String name, Class<?>... parameterTypes) {
-        try {
-            return type.getMethod(name, parameterTypes);
-        }
-        catch (NoSuchMethodException ex) {
-            throw new IllegalArgumentException(type.getName() + " has no public method " + name + " taking "
-                    + List.of(parameterTypes), ex);
-        }
-    }
-
-    /** The method as a handle of {@code Object}s only, so that one exact invocation fits every SDK. */
-    private static MethodHandle handle(Method method) {
-        try {
-            MethodHandle handle = PUBLIC.unreflect(method);
-            return handle.asType(handle.type().generic());
-        }
-        catch (IllegalAccessException ex) {
-            throw new IllegalArgumentException(method + " is not accessible", ex);
-        }
-    }
-
-    /** Calls an SDK method of no arguments; what it throws unchecked is thrown unchanged. */
-    private static @Nullable Object invoke(MethodHandle handle, Object target) {
-        try {
-            return (Object) handle.invokeExact(target);
-        }
-        catch (Throwable thrown) {
-            throw unchecked(handle, thrown);
-        }
-    }
-
-    /** Calls an SDK method of no arguments whose result is never {@code null}. */
-    private static Object call(MethodHandle handle, Object target) {
-        return Objects.requireNonNull(invoke(handle, target), () -> handle + " returned null");
-    }
-
-    private static Object call(MethodHandle handle, Object target, Object argument) {
-        Object result;
-        try {
-            result = (Object) handle.invokeExact(target, argument);
-        }
-        catch (Throwable thrown) {
-            throw unchecked(handle, thrown);
-        }
-        return Objects.requireNonNull(result, () -> handle + " returned null");
-    }
-
-    private static Object call(MethodHandle handle, Object target, Object first, Object second) {
-        Object result;
-        try {
-            result = (Object) handle.invokeExact(target, first, second);
-        }
-        catch (Throwable thrown) {
-            throw unchecked(handle, thrown);
-        }
-        return Objects.requireNonNull(result, () -> handle + " returned null");
-    }
-
-    private static RuntimeException unchecked(MethodHandle handle, Throwable thrown) {
-        if (thrown instanceof RuntimeException runtime) {
-            return runtime;
-        }
-        if (thrown instanceof Error error) {
-            throw error;
-        }
-        return new IllegalStateException("The SDK method " + handle + " threw " + thrown, thrown);
     }
 }

@@ -7,7 +7,6 @@ import com.openai.core.JsonMissing;
 import com.openai.core.JsonValue;
 import com.openai.core.ObjectMappers;
 import com.openai.core.http.Headers;
-import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpResponse;
 import com.openai.errors.InternalServerException;
 import com.openai.errors.OpenAIIoException;
@@ -47,7 +46,7 @@ import org.jspecify.annotations.Nullable;
 final class OpenAiFailures implements SdkFailures<HttpResponse> {
 
     /** The OpenAI SDK's HTTP layer, with its failures built here. */
-    static final SdkHttp<HttpResponse> HTTP = SdkHttp.of(HttpClient.class, HttpResponse.class, new OpenAiFailures());
+    static final SdkHttp<HttpResponse> HTTP = new OpenAiHttp(new OpenAiFailures());
 
     private static final TypeReference<JsonField<ErrorObject>> ERROR_OBJECT = new TypeReference<>() {
     };
