@@ -2,8 +2,10 @@ package dev.inference.retry.springai.anthropic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.anthropic.core.http.AsyncStreamResponse;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.Model;
+import com.anthropic.models.messages.RawMessageStreamEvent;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.AnthropicWire;
@@ -32,7 +34,8 @@ class AnthropicStreamThreadsTests {
     @RegisterExtension
     static final ScriptedProvider provider = ScriptedProvider.onLoopback(AnthropicWire.PATH);
 
-    private final TaskCountingExecutor streamHandlers = new TaskCountingExecutor("stream-handler");
+    /** Held until the test lets it run, so that a stream is subscribed to before its first event is read. */
+    private final TaskCountingExecutor streamHandlers = TaskCountingExecutor.holding("stream-handler");
 
     private final RetryTimer timer = new RetryTimer();
 
@@ -52,6 +55,8 @@ class AnthropicStreamThreadsTests {
 
     @Test
     void theModelsStreamTakesOneTaskOfTheStreamHandlerExecutorToReadItsFirstEvent() {
+        this.streamHandlers.release();
+
         List<String> chunks = retried().stream("Hi").collectList().block(Duration.ofSeconds(10));
 
         assertThat(chunks).filteredOn((chunk) -> !chunk.isEmpty()).containsExactly("Hel", "lo");
@@ -60,16 +65,17 @@ class AnthropicStreamThreadsTests {
 
     @Test
     void anSdkStreamResponseIsReadOnTheThreadThatReadItsFirstEvent() {
-        retried().getAnthropicClientAsync()
+        AsyncStreamResponse<RawMessageStreamEvent> stream = retried().getAnthropicClientAsync()
             .messages()
             .createStreaming(MessageCreateParams.builder()
                 .model(Model.CLAUDE_SONNET_4_5)
                 .maxTokens(100)
                 .addUserMessage("Hi")
                 .build())
-            .subscribe((event) -> this.delivering.add(Thread.currentThread()))
-            .onCompleteFuture()
-            .join();
+            .subscribe((event) -> this.delivering.add(Thread.currentThread()));
+        // Subscribed before the first event is read: a subscription made after the exchange completed hops, by design.
+        this.streamHandlers.release();
+        stream.onCompleteFuture().join();
 
         assertThat(this.streamHandlers.tasks()).isEqualTo(1);
         assertThat(this.streamHandlers.threadsThatRanTasks()).singleElement()
