@@ -130,7 +130,7 @@ public final class RetryingExchanges<R> {
      */
     CompletableFuture<R> executeAsync(Object request, Function<Object, CompletableFuture<R>> transport) {
         List<String> callId = this.sdk.requestHeader(request, StreamCalls.HEADER);
-        Object outgoing = withoutCallHeader(request);
+        Object outgoing = callId.isEmpty() ? request : this.sdk.withRequestHeader(request, StreamCalls.HEADER, null);
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
