@@ -2,9 +2,7 @@ package dev.inference.retry.springai.anthropic;
 
 import com.anthropic.client.AnthropicClientAsync;
 import com.anthropic.core.http.HttpClient;
-import com.anthropic.core.http.HttpResponse;
 import com.anthropic.services.async.MessageServiceAsync;
-import dev.inference.retry.springai.exchange.PeekedResponse;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
@@ -13,9 +11,9 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 /**
  * What a native image needs to rebuild Anthropic chat models on retried clients: the private fields
  * {@link AnthropicChatModelRebuild} reads and the private constructor it calls, and the JDK proxies this
- * module makes of the SDK's interfaces (the clients of {@link CancellableAnthropicStreams}, the HTTP
- * client of {@link RetryingHttpClient}, and a response whose body was read within its attempt,
- * {@link PeekedResponse}).
+ * module makes of the SDK's interfaces (the clients of {@link CancellableAnthropicStreams} and the HTTP
+ * client of {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
+ * {@link AnthropicHttp}'s).
  */
 final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -27,6 +25,5 @@ final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {
         hints.proxies().registerJdkProxy(MessageServiceAsync.class);
         hints.proxies().registerJdkProxy(MessageServiceAsync.WithRawResponse.class);
         hints.proxies().registerJdkProxy(HttpClient.class);
-        hints.proxies().registerJdkProxy(HttpResponse.class);
     }
 }

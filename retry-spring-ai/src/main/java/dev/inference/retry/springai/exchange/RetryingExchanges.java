@@ -316,7 +316,7 @@ public final class RetryingExchanges<R> {
         R whole;
         Optional<RuntimeException> inBand;
         try {
-            whole = PeekedResponse.of(this.sdk.responseType(), response, body, read);
+            whole = this.sdk.withBody(response, PeekedResponse.body(read, body));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }
         catch (RuntimeException | Error ex) {

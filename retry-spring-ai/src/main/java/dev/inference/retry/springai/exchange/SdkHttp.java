@@ -120,6 +120,17 @@ public abstract class SdkHttp<R> {
      */
     protected abstract void close(R response);
 
+    /**
+     * Returns a response whose body is another: for a response whose body was read in part within its
+     * attempt, made whole again ({@link PeekedResponse#body}). Status and headers are the original's,
+     * and closing the response closes the original; the interface's default methods read the new body.
+     *
+     * @param response the original response
+     * @param body the body to give instead, the same stream on every call
+     * @return the response with that body
+     */
+    protected abstract R withBody(R response, InputStream body);
+
     @Override
     public String toString() {
         return "SdkHttp[" + this.clientType.getName() + "]";

@@ -1,5 +1,6 @@
 package dev.inference.retry.springai.openai;
 
+import com.openai.core.http.Headers;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpRequest;
 import com.openai.core.http.HttpRequestBody;
@@ -55,5 +56,33 @@ final class OpenAiHttp extends SdkHttp<HttpResponse> {
     @Override
     protected void close(HttpResponse response) {
         response.close();
+    }
+
+    @Override
+    protected HttpResponse withBody(HttpResponse response, InputStream body) {
+        return new WithBody(response, body);
+    }
+
+    /**
+     * A response with another body, the original's in all else. A class rather than a proxy: the SDK
+     * calls its methods on every exchange; an abstract method a later SDK adds would fail here as in the
+     * other classes of this package, which are compiled against the SDK version named above.
+     */
+    private record WithBody(HttpResponse original, InputStream body) implements HttpResponse {
+
+        @Override
+        public int statusCode() {
+            return this.original.statusCode();
+        }
+
+        @Override
+        public Headers headers() {
+            return this.original.headers();
+        }
+
+        @Override
+        public void close() {
+            this.original.close();
+        }
     }
 }

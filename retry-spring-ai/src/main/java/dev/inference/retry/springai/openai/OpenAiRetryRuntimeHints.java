@@ -2,10 +2,8 @@ package dev.inference.retry.springai.openai;
 
 import com.openai.client.OpenAIClientAsync;
 import com.openai.core.http.HttpClient;
-import com.openai.core.http.HttpResponse;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
-import dev.inference.retry.springai.exchange.PeekedResponse;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
@@ -15,9 +13,9 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
  * What a native image needs to rebuild OpenAI's models on retried clients: the private fields
  * {@link OpenAiChatModelRebuild}, {@link OpenAiEmbeddingModelRebuild} and {@link OpenAiClients} read and
  * the private constructor {@link OpenAiClients} calls, and the JDK proxies this module makes of the
- * SDK's interfaces (the clients of {@link CancellableStreams}, the HTTP client of
- * {@link RetryingHttpClient}, and a response whose body was read within its attempt,
- * {@link PeekedResponse}).
+ * SDK's interfaces (the clients of {@link CancellableStreams} and the HTTP client of
+ * {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
+ * {@link OpenAiHttp}'s).
  */
 final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -31,6 +29,5 @@ final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);
         hints.proxies().registerJdkProxy(HttpClient.class);
-        hints.proxies().registerJdkProxy(HttpResponse.class);
     }
 }

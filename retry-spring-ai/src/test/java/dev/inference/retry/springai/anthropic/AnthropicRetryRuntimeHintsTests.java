@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.anthropic.backends.Backend;
 import com.anthropic.client.AnthropicClientAsync;
 import com.anthropic.core.http.HttpClient;
-import com.anthropic.core.http.HttpResponse;
 import com.anthropic.services.async.MessageServiceAsync;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
@@ -49,7 +48,7 @@ class AnthropicRetryRuntimeHintsTests {
 
     @ParameterizedTest
     @ValueSource(classes = { AnthropicClientAsync.class, MessageServiceAsync.class,
-            MessageServiceAsync.WithRawResponse.class, HttpClient.class, HttpResponse.class })
+            MessageServiceAsync.WithRawResponse.class, HttpClient.class })
     void letTheProxiesOfTheSdksInterfacesBeMade(Class<?> type) {
         assertThat(RuntimeHintsPredicates.proxies().forInterfaces(type)).accepts(this.hints);
     }
