@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 final class AnthropicHttp extends SdkHttp<HttpResponse> {
 
     AnthropicHttp(AnthropicFailures failures) {
-        super(HttpClient.class, HttpResponse.class, failures);
+        super(HttpClient.class, failures);
     }
 
     @Override

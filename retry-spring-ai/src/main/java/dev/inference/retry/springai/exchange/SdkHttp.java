@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
  * {@code HttpClient} whose {@code execute(HttpRequest, RequestOptions)} returns an
  * {@code HttpResponse}, a request with {@code headers()}, {@code body()} and {@code toBuilder()}, a
  * response with {@code statusCode()}, {@code headers()}, {@code body()} and {@code close()}. Each
- * provider's package implements this class once, with plain calls on its SDK's types: they run on every
- * exchange, several times, and calls the compiler can inline cost an exchange nothing, where method
- * handles of both SDKs' methods, looked up at startup, cost a stream several microseconds.
+ * provider's package implements this class once, with plain calls on its SDK's types: they run several
+ * times on every exchange, and calls the compiler can inline cost nothing, where method handles of both
+ * SDKs' methods, looked up at startup and held in fields, were a visible part of a stream's profile.
  *
  * <p>Implementations are immutable and thread-safe, take the requests the SDK's client was given (so
  * of its request type) and throw what an SDK method throws unchanged.
@@ -27,20 +27,16 @@ public abstract class SdkHttp<R> {
 
     private final Class<?> clientType;
 
-    private final Class<R> responseType;
-
     private final SdkFailures<R> failures;
 
     /**
      * Describes the HTTP layer of an SDK.
      *
-     * @param clientType the SDK's HTTP client interface, whose {@code execute} returns {@code responseType}
-     * @param responseType the SDK's HTTP response interface
+     * @param clientType the SDK's HTTP client interface, whose {@code execute} returns an {@code R}
      * @param failures how the SDK throws each failure
      */
-    protected SdkHttp(Class<?> clientType, Class<R> responseType, SdkFailures<R> failures) {
+    protected SdkHttp(Class<?> clientType, SdkFailures<R> failures) {
         this.clientType = Objects.requireNonNull(clientType, "clientType must not be null");
-        this.responseType = Objects.requireNonNull(responseType, "responseType must not be null");
         this.failures = Objects.requireNonNull(failures, "failures must not be null");
     }
 
@@ -51,10 +47,6 @@ public abstract class SdkHttp<R> {
      */
     public Class<?> clientType() {
         return this.clientType;
-    }
-
-    Class<R> responseType() {
-        return this.responseType;
     }
 
     SdkFailures<R> failures() {

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 final class OpenAiHttp extends SdkHttp<HttpResponse> {
 
     OpenAiHttp(OpenAiFailures failures) {
-        super(HttpClient.class, HttpResponse.class, failures);
+        super(HttpClient.class, failures);
     }
 
     @Override
