@@ -109,7 +109,7 @@ public final class RetryingExchanges<R> {
      * @throws RuntimeException what the transport threw, when it is not retryable
      */
     R execute(Object request, Function<Object, R> transport) {
-        Object outgoing = withoutCallHeader(request);
+        Object outgoing = withoutCallHeader(request, this.sdk.requestHeader(request, StreamCalls.HEADER));
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
@@ -130,7 +130,7 @@ public final class RetryingExchanges<R> {
      */
     CompletableFuture<R> executeAsync(Object request, Function<Object, CompletableFuture<R>> transport) {
         List<String> callId = this.sdk.requestHeader(request, StreamCalls.HEADER);
-        Object outgoing = callId.isEmpty() ? request : this.sdk.withRequestHeader(request, StreamCalls.HEADER, null);
+        Object outgoing = withoutCallHeader(request, callId);
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
@@ -385,9 +385,9 @@ public final class RetryingExchanges<R> {
         return this.sdk.withRequestHeader(request, RETRY_COUNT_HEADER, Integer.toString(attempt - 1));
     }
 
-    private Object withoutCallHeader(Object request) {
-        return this.sdk.requestHeader(request, StreamCalls.HEADER).isEmpty() ? request
-                : this.sdk.withRequestHeader(request, StreamCalls.HEADER, null);
+    /** The request as it leaves the JVM: without the stream call header, whose values are given. */
+    private Object withoutCallHeader(Object request, List<String> callId) {
+        return callId.isEmpty() ? request : this.sdk.withRequestHeader(request, StreamCalls.HEADER, null);
     }
 
     private Operation operationOf(Object request) {
