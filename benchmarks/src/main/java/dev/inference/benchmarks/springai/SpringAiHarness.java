@@ -1,5 +1,6 @@
 package dev.inference.benchmarks.springai;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
@@ -33,7 +35,10 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * block, which the starter holds until the first content event has been read) and to its completion, each read with {@link System#nanoTime()} in the signal itself, on the thread that
  * delivers it (waking the measuring thread is not counted). Percentiles are nearest-rank over the
  * sorted samples; "paired" is the median of the differences between the two turns of each round,
- * which cancels what both turns of a round share.
+ * which cancels what both turns of a round share. The timed rounds follow 10,000 rounds of warm-up by
+ * default, after which the JIT has compiled both paths; with fewer, the starter's share is partly its
+ * code still run interpreted or by C1, which the line after the table (the JIT's compile time during the
+ * warm-up and the timed rounds) shows.
  *
  * <p><b>Allocation.</b> Read from {@link com.sun.management.ThreadMXBean}, apart from the timed turns:
  * blocks of one application's operations in a row, the two taking turns. "All threads" is the bytes
@@ -92,22 +97,39 @@ public final class SpringAiHarness {
         System.out.printf(Locale.ROOT, "%nLoad average at the end: %.2f%n", loadAverage());
     }
 
+    /**
+     * The milliseconds the JIT compilers have spent so far, on all their threads; negative if the JVM
+     * does not tell. Compilation still going on during the timed rounds means they were not yet measuring
+     * compiled code.
+     */
+    private static long compilationMillis() {
+        CompilationMXBean compilation = ManagementFactory.getCompilationMXBean();
+        return (compilation != null && compilation.isCompilationTimeMonitoringSupported())
+                ? compilation.getTotalCompilationTime() : -1;
+    }
+
     /** The system's load average over the last minute, as {@code uptime} shows it; negative if unknown. */
     private static double loadAverage() {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private static Result measure(Pair pair, Options options, LoopbackProvider provider) {
+        long compiledBefore = compilationMillis();
         for (int i = 0; i < options.warmup; i++) {
             pair.call(i);
             pair.stream(i);
         }
         Result result = new Result(options.calls, options.streams);
+        long compiledWarm = compilationMillis();
         for (int i = 0; i < options.calls; i++) {
             result.calls.add(pair.call(i));
         }
         for (int i = 0; i < options.streams; i++) {
             result.streams.add(pair.stream(i));
+        }
+        long compiledTimed = compilationMillis();
+        if (compiledBefore >= 0) {
+            result.compilationMillis = new long[] { compiledWarm - compiledBefore, compiledTimed - compiledWarm };
         }
         long providerThread = provider.exchangeThread();
         for (int round = 0; round < options.allocationRounds; round++) {
@@ -264,6 +286,9 @@ public final class SpringAiHarness {
 
         final Allocation aloneAllocation = new Allocation();
 
+        /** JIT compilation during the warm-up and during the timed rounds, in ms; {@code null} if unknown. */
+        long @Nullable [] compilationMillis;
+
         Result(int calls, int streams) {
             this.calls = new ArrayList<>(calls);
             this.streams = new ArrayList<>(streams);
@@ -290,6 +315,10 @@ public final class SpringAiHarness {
                     this.aloneAllocation.callCalling());
             allocationRow("allocated per stream, all threads", this.starterAllocation.streamAll(),
                     this.aloneAllocation.streamAll());
+            if (this.compilationMillis != null) {
+                System.out.printf(Locale.ROOT, "%nJIT compilation: %d ms during the warm-up, %d ms during the timed "
+                        + "rounds%n", this.compilationMillis[0], this.compilationMillis[1]);
+            }
         }
 
         private static void latencyRows(String what, Stream<Long> starter, Stream<Long> alone) {
@@ -382,7 +411,7 @@ public final class SpringAiHarness {
 
         int streams = 1000;
 
-        int warmup = 1000;
+        int warmup = 10_000;
 
         int allocationRounds = 6;
 
