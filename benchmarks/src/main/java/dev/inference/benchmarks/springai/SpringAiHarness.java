@@ -32,8 +32,9 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * going first changing every time, so that both meet the same interference. A call is timed from
  * {@code call(prompt)} to its return; a stream from {@code stream(prompt)} to its first element, to
  * its first element with text (the first token: the elements before it carry only the role or an empty
- * block, which the starter holds until the first content event has been read) and to its completion, each read with {@link System#nanoTime()} in the signal itself, on the thread that
- * delivers it (waking the measuring thread is not counted). Percentiles are nearest-rank over the
+ * block, which the starter holds until the first content event has been read) and to its completion,
+ * each read with {@link System#nanoTime()} in the signal itself, on the thread that delivers it (waking
+ * the measuring thread is not counted). Percentiles are nearest-rank over the
  * sorted samples; "paired" is the median of the differences between the two turns of each round,
  * which cancels what both turns of a round share. The timed rounds follow 10,000 rounds of warm-up by
  * default, after which the JIT has compiled both paths; with fewer, the starter's share is partly its
@@ -129,7 +130,7 @@ public final class SpringAiHarness {
         }
         long compiledTimed = compilationMillis();
         if (compiledBefore >= 0) {
-            result.compilationMillis = new long[] { compiledWarm - compiledBefore, compiledTimed - compiledWarm };
+            result.compilation = new Compilation(compiledWarm - compiledBefore, compiledTimed - compiledWarm);
         }
         long providerThread = provider.exchangeThread();
         for (int round = 0; round < options.allocationRounds; round++) {
@@ -275,6 +276,10 @@ public final class SpringAiHarness {
         }
     }
 
+    /** The JIT compilers' time during the warm-up and during the timed rounds, in milliseconds. */
+    private record Compilation(long warmupMillis, long timedMillis) {
+    }
+
     /** The measurements of one provider. */
     private static final class Result {
 
@@ -286,8 +291,8 @@ public final class SpringAiHarness {
 
         final Allocation aloneAllocation = new Allocation();
 
-        /** JIT compilation during the warm-up and during the timed rounds, in ms; {@code null} if unknown. */
-        long @Nullable [] compilationMillis;
+        /** The JIT compilers' time while this provider was measured; {@code null} when the JVM does not tell. */
+        @Nullable Compilation compilation;
 
         Result(int calls, int streams) {
             this.calls = new ArrayList<>(calls);
@@ -315,9 +320,9 @@ public final class SpringAiHarness {
                     this.aloneAllocation.callCalling());
             allocationRow("allocated per stream, all threads", this.starterAllocation.streamAll(),
                     this.aloneAllocation.streamAll());
-            if (this.compilationMillis != null) {
+            if (this.compilation != null) {
                 System.out.printf(Locale.ROOT, "%nJIT compilation: %d ms during the warm-up, %d ms during the timed "
-                        + "rounds%n", this.compilationMillis[0], this.compilationMillis[1]);
+                        + "rounds%n", this.compilation.warmupMillis(), this.compilation.timedMillis());
             }
         }
 
