@@ -11,6 +11,8 @@ import com.anthropic.errors.InternalServerException;
 import com.anthropic.errors.RateLimitException;
 import com.anthropic.errors.SseException;
 import com.anthropic.errors.UnexpectedStatusCodeException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
@@ -53,8 +55,6 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
     /** The event that opens a content block: preamble while the block it opens is still empty. */
     private static final String CONTENT_BLOCK_START = "content_block_start";
 
-    /** The blocks that open empty and fill through deltas, each holding its content under its type's name. */
-    private static final Set<String> EMPTY_BLOCKS = Set.of("text", "thinking");
 
     /**
      * Makes the translator of the SDK's exceptions, for a chat model on the SDK that the proxy retries:
@@ -143,19 +143,58 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
         return CONTENT_BLOCK_START.equals(event.name()) && opensAnEmptyBlock(event.data());
     }
 
-    /** Whether a {@code content_block_start}'s block is a text or thinking block with no content yet. */
+    /**
+     * Whether a {@code content_block_start}'s block is a text or thinking block with no content yet.
+     * Reads the event's JSON with the SDK's parser and no tree (this runs on every stream, before its
+     * first chunk), giving the answer of its tree: the last of repeated members counts, members may
+     * come in any order, and a document that is not JSON opens no empty block.
+     */
     private static boolean opensAnEmptyBlock(String data) {
-        JsonNode start = readTree(data);
-        JsonNode block = (start != null) ? start.get("content_block") : null;
-        if (block == null) {
+        try (JsonParser parser = ObjectMappers.jsonMapper().createParser(data)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            boolean empty = false;
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                boolean block = "content_block".equals(parser.currentName());
+                JsonToken value = parser.nextToken();
+                if (block) {
+                    empty = value == JsonToken.START_OBJECT && isEmptyBlock(parser);
+                }
+                else {
+                    parser.skipChildren();
+                }
+            }
+            return empty;
+        }
+        catch (IOException | RuntimeException notJson) {
             return false;
         }
-        JsonNode type = block.get("type");
-        if (type == null || !type.isTextual() || !EMPTY_BLOCKS.contains(type.asText())) {
-            return false;
+    }
+
+    /**
+     * Reads a block, from its start to its end: whether it is one of those that open empty and fill
+     * through deltas (text and thinking, each holding its content under its type's name) with no content.
+     */
+    private static boolean isEmptyBlock(JsonParser parser) throws IOException {
+        // Each member's last value, or null where it was not a string: every member is read, in any order.
+        @Nullable String type = null;
+        @Nullable String text = null;
+        @Nullable String thinking = null;
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String name = parser.currentName();
+            @Nullable String value = (parser.nextToken() == JsonToken.VALUE_STRING) ? parser.getText() : null;
+            switch (name) {
+                case "type" -> type = value;
+                case "text" -> text = value;
+                case "thinking" -> thinking = value;
+                default -> {
+                }
+            }
+            parser.skipChildren();
         }
-        JsonNode content = block.get(type.asText());
-        return content != null && content.isTextual() && content.asText().isEmpty();
+        @Nullable String content = "text".equals(type) ? text : "thinking".equals(type) ? thinking : null;
+        return content != null && content.isEmpty();
     }
 
     /**

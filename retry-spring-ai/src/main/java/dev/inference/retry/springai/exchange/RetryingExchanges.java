@@ -282,7 +282,7 @@ public final class RetryingExchanges<R> {
         });
         boolean stream = operation == Operation.STREAM;
         try {
-            stream |= isEventStream(response);
+            stream = stream || isEventStream(response);
             body = this.sdk.body(response);
             if (stream) {
                 FirstSseEvent peeked = FirstSseEvent.read(body, FirstSseEvent.DEFAULT_LIMIT,

@@ -44,7 +44,7 @@ public final class StreamHandOff {
             @Override
             public void execute(Runnable task) {
                 if (HANDING_OVER.get() == executor) {
-                    HANDING_OVER.remove();
+                    HANDING_OVER.set(null);
                     task.run();
                     return;
                 }
@@ -71,7 +71,8 @@ public final class StreamHandOff {
             completion.run();
         }
         finally {
-            HANDING_OVER.remove();
+            // Not remove(): on every stream, that clears the entry's weak reference through a native call.
+            HANDING_OVER.set(null);
         }
     }
 }

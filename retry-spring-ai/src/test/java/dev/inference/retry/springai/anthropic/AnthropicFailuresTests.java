@@ -160,6 +160,29 @@ class AnthropicFailuresTests {
             assertThat(new AnthropicFailures().isPreamble(new FirstSseEvent.Event("content_block_start", data)))
                 .isEqualTo(preamble);
         }
+
+        // What the event's JSON tree says: the last of repeated members counts, in any order; not JSON opens nothing.
+        @ParameterizedTest(name = "[{index}] {0}")
+        @CsvSource(delimiter = '|', textBlock = """
+                {"content_block":{"type":"text","text":"Hel"},"content_block":{"type":"text","text":""}}          | true
+                {"content_block":{"type":"text","text":""},"content_block":{"type":"text","text":"Hel"}}          | false
+                {"content_block":{"type":"text","text":"","text":"Hel"}}                                           | false
+                {"content_block":{"type":"tool_use","type":"text","text":""}}                                      | true
+                {"content_block":{"text":"","type":"text"}}                                                        | true
+                {"content_block":{"thinking":"","text":"Hel","type":"thinking"}}                                  | true
+                {"content_block":{"type":"text","text":null}}                                                      | false
+                {"content_block":{"type":"text","text":["",""],"extra":{"text":"Hel"}}}                            | false
+                {"content_block":{"type":"text","text":""},"content_block":"text"}                                 | false
+                {"index":{"content_block":{"type":"text","text":""}}}                                              | false
+                {"content_block":{"type":"text","text":""}}  trailing                                             | true
+                {"content_block":{"type":"text","text":""}                                                         | false
+                {"content_block":{"type":"text","text":""},}                                                       | false
+                [{"content_block":{"type":"text","text":""}}]                                                      | false
+                """)
+        void readsTheBlockAsTheEventsJsonTreeSaysIt(String data, boolean preamble) {
+            assertThat(new AnthropicFailures().isPreamble(new FirstSseEvent.Event("content_block_start", data)))
+                .isEqualTo(preamble);
+        }
     }
 
     private static FirstSseEvent.Event errorEvent(String data) {
