@@ -55,7 +55,6 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
     /** The event that opens a content block: preamble while the block it opens is still empty. */
     private static final String CONTENT_BLOCK_START = "content_block_start";
 
-
     /**
      * Makes the translator of the SDK's exceptions, for a chat model on the SDK that the proxy retries:
      * {@link AnthropicServiceException} with its status and headers, and {@link AnthropicIoException}.
