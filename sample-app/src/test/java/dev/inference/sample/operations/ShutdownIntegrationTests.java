@@ -36,6 +36,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * The sample app as an operator runs it, in a process of its own with {@code server.shutdown=graceful}
@@ -54,6 +56,13 @@ class ShutdownIntegrationTests {
     private final AtomicInteger requests = new AtomicInteger();
 
     private final List<String> output = new CopyOnWriteArrayList<>();
+
+    /** A failure says what the app printed up to it: a shutdown that goes wrong is seen in its log. */
+    @RegisterExtension
+    final TestExecutionExceptionHandler withTheAppsOutput = (context, thrown) -> {
+        thrown.addSuppressed(new AssertionError("The sample app's output:\n" + String.join("\n", this.output)));
+        throw thrown;
+    };
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
