@@ -202,8 +202,8 @@ class ShutdownIntegrationTests {
             this.appUrl = URI.create("http://127.0.0.1:" + port.get(90, TimeUnit.SECONDS));
         }
         catch (Exception ex) {
-            throw new IllegalStateException("The sample app did not start; its output:\n" + String.join("\n", this.output),
-                    ex);
+            // Its output comes with the failure, as with every failure here (withTheAppsOutput).
+            throw new IllegalStateException("The sample app did not start", ex);
         }
     }
 
