@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,7 +37,7 @@ class RedisCooldownStoreAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
-                InferenceRetryProtectionAutoConfiguration.class))
+                InferenceRetryProtectionAutoConfiguration.class, RedisCooldownStoreAutoConfiguration.class))
         .withUserConfiguration(OneClient.class)
         .withPropertyValues("inference.retry.stable-retries=0", "inference.retry.stable-delay=10ms",
                 "inference.retry.max-attempts=2", "inference.retry.max-delay=10ms",
