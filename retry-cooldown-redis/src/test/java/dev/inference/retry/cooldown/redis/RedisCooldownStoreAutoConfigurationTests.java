@@ -58,6 +58,20 @@ class RedisCooldownStoreAutoConfigurationTests {
     }
 
     @Test
+    void makesTheStoreWithoutConnectingAndSharesOnceTheContextHasRefreshed() {
+        onTheTestServer().withPropertyValues("spring.application.name=made-" + System.nanoTime())
+            .withUserConfiguration(SeenWhenMade.class)
+            .run((context) -> {
+                RedisCooldownStore store = context.getBean(RedisCooldownStore.class);
+                Seen seen = context.getBean(Seen.class);
+                assertThat(seen.reachable()).isFalse();
+                assertThat(seen.threads()).isZero();
+
+                Poll.until("sharing", Duration.ofSeconds(30), store::isRedisReachable);
+            });
+    }
+
+    @Test
     void refusesJedisWhoseSubscriptionWouldHoldItsThreadNamingWhatToChange() {
         onTheTestServer().withPropertyValues("spring.data.redis.client-type=jedis").run((context) -> {
             assertThat(context).hasFailed();
@@ -109,6 +123,23 @@ class RedisCooldownStoreAutoConfigurationTests {
                 assertThat(store.messages(Level.WARN)).isEmpty();
                 assertThat(lettuce.messages(Level.WARN)).isEmpty();
             });
+        }
+    }
+
+    /** What a bean made with the store saw of it: whether it shared, and how many threads it had. */
+    record Seen(boolean reachable, long threads) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SeenWhenMade {
+
+        @Bean
+        Seen seenWhenMade(RedisCooldownStore store) {
+            String name = RedisSession.threadName(store.namespace());
+            long threads = Thread.getAllStackTraces().keySet().stream()
+                .filter((thread) -> thread.isAlive() && thread.getName().startsWith(name))
+                .count();
+            return new Seen(store.isRedisReachable(), threads);
         }
     }
 
