@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;

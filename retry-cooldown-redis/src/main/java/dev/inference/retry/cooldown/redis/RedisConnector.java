@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import dev.inference.client.Durations;
 import io.lettuce.core.RedisConnectionException;

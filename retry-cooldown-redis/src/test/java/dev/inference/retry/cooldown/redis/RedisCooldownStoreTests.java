@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Named.named;
@@ -342,7 +342,7 @@ class RedisCooldownStoreTests {
             RedisCooldownStore store = instance();
 
             store.close();
-            store.destroy();
+            store.close();
             store.close();
 
             // close() waits for the executor to terminate; its thread ends a moment after that.

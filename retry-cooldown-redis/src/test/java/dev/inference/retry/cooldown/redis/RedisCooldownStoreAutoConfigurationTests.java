@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,7 +37,7 @@ class RedisCooldownStoreAutoConfigurationTests {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
-                InferenceRetryProtectionAutoConfiguration.class))
+                InferenceRetryProtectionAutoConfiguration.class, RedisCooldownStoreAutoConfiguration.class))
         .withUserConfiguration(OneClient.class)
         .withPropertyValues("inference.retry.stable-retries=0", "inference.retry.stable-delay=10ms",
                 "inference.retry.max-attempts=2", "inference.retry.max-delay=10ms",
@@ -55,6 +55,20 @@ class RedisCooldownStoreAutoConfigurationTests {
             assertThat(store.namespace()).isEqualTo("shop");
             assertThat(context.getBean("openai", RetryClient.class).retrier().cooldownStore()).containsSame(store);
         });
+    }
+
+    @Test
+    void makesTheStoreWithoutConnectingAndSharesOnceTheContextHasRefreshed() {
+        onTheTestServer().withPropertyValues("spring.application.name=made-" + System.nanoTime())
+            .withUserConfiguration(SeenWhenMade.class)
+            .run((context) -> {
+                RedisCooldownStore store = context.getBean(RedisCooldownStore.class);
+                Seen seen = context.getBean(Seen.class);
+                assertThat(seen.reachable()).isFalse();
+                assertThat(seen.threads()).isZero();
+
+                Poll.until("sharing", Duration.ofSeconds(30), store::isRedisReachable);
+            });
     }
 
     @Test
@@ -109,6 +123,23 @@ class RedisCooldownStoreAutoConfigurationTests {
                 assertThat(store.messages(Level.WARN)).isEmpty();
                 assertThat(lettuce.messages(Level.WARN)).isEmpty();
             });
+        }
+    }
+
+    /** What a bean made with the store saw of it: whether it shared, and how many threads it had. */
+    record Seen(boolean reachable, long threads) {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SeenWhenMade {
+
+        @Bean
+        Seen seenWhenMade(RedisCooldownStore store) {
+            String name = RedisSession.threadName(store.namespace());
+            long threads = Thread.getAllStackTraces().keySet().stream()
+                .filter((thread) -> thread.isAlive() && thread.getName().startsWith(name))
+                .count();
+            return new Seen(store.isRedisReachable(), threads);
         }
     }
 

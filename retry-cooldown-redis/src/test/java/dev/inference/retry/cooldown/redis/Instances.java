@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.cooldown;
+package dev.inference.retry.cooldown.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.TimeoutOptions;
