@@ -1,6 +1,6 @@
 /**
  * Retry for Spring AI chat and embedding models, the public part:
- * {@link dev.inference.retry.springai.ChatModelRetriers} (which beans are retried, and with what), the
+ * {@link dev.inference.retry.springai.ModelRetriers} (which beans are retried, and with what), the
  * {@link dev.inference.retry.springai.ChatModelFailureTranslator} SPI for chat models the starter does not
  * know, and the exceptions that fail startup. The sub-packages are internal and carry no compatibility
  * promise: {@code exchange} (the provider-neutral engine), {@code support} (what a provider integration

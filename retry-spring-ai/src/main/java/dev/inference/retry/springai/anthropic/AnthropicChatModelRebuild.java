@@ -9,8 +9,8 @@ import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
@@ -42,10 +42,10 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * (and the transport made) by reflection; this is the one class that knows the private shape of
  * {@code AnthropicChatModel} and {@code SpringAiAnthropicHttpClient} 2.0.1 and of the Anthropic Java SDK
  * 2.52.0. A field not found (another version, or clients that are not the SDK's own) fails startup
- * with a {@link ChatModelNotRetriableException}. The transport made again shares its dispatcher with
+ * with a {@link ModelNotRetriableException}. The transport made again shares its dispatcher with
  * Spring AI's, which the SDK closes once nothing holds the wrapper it put around it: the copy holds it.
  * A model whose clients would retry each exchange themselves is not rebuilt: a
- * {@link ChatModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY},
+ * {@link ModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY},
  * which the starter sets to {@code 0} when unset.
  */
 final class AnthropicChatModelRebuild {
@@ -115,7 +115,7 @@ final class AnthropicChatModelRebuild {
      * @param model the model, as Spring AI or the application built it
      * @param beanName its bean name, for the exception
      * @return the retries in effect, {@code 0} when each exchange is one attempt
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(AnthropicChatModel model, String beanName) {
         if (isRetried(model, beanName)) {
@@ -132,8 +132,8 @@ final class AnthropicChatModelRebuild {
      * @param retrier the decisions about every exchange of the model
      * @param timer the timer of the asynchronous client's waits
      * @return a new model of the same class
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
-     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
         ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
@@ -143,7 +143,7 @@ final class AnthropicChatModelRebuild {
         HttpClient transport = oneRequestPerCall(TRANSPORT.read(clients.options(), beanName), beanName);
         HttpClient asyncTransport = oneRequestPerCall(TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
         if (clients.retries() > 0) {
-            throw new ChatModelClientRetriesException(beanName, clients.retries(),
+            throw ModelClientRetriesException.chatModel(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
         }
 
@@ -175,7 +175,7 @@ final class AnthropicChatModelRebuild {
      * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
      * @param beanName the model's bean name, for the exception
      * @return the transport to send each attempt with
-     * @throws ChatModelNotRetriableException if Spring AI's transport does not have the expected shape
+     * @throws ModelNotRetriableException if Spring AI's transport does not have the expected shape
      */
     static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
         HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
@@ -217,7 +217,7 @@ final class AnthropicChatModelRebuild {
             AnthropicClient client = model.getAnthropicClient();
             AnthropicClientAsync clientAsync = model.getAnthropicClientAsync();
             if (!(client instanceof AnthropicClientImpl) || !(clientAsync instanceof AnthropicClientAsyncImpl)) {
-                throw new ChatModelNotRetriableException(beanName, "its Anthropic clients ("
+                throw ModelNotRetriableException.chatModel(beanName, "its Anthropic clients ("
                         + client.getClass().getName() + ", " + clientAsync.getClass().getName()
                         + ") are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl, whose HTTP client "
                         + "can be decorated", null);

@@ -8,7 +8,7 @@ import com.google.genai.types.ClientOptions;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
@@ -35,7 +35,7 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * so it is read by reflection from their private fields; this is the one class that knows the private
  * shape of {@code GoogleGenAiChatModel} 2.0.1 and of the SDK's {@code Client} 1.65.0. A field not found, a
  * client in the SDK's replay mode, a bean of a subclass of the application's, or a client whose retry
- * options the application set to retry fails startup with a {@link ChatModelNotRetriableException}.
+ * options the application set to retry fails startup with a {@link ModelNotRetriableException}.
  */
 final class GoogleGenAiChatModelRebuild {
 
@@ -87,12 +87,12 @@ final class GoogleGenAiChatModelRebuild {
      * @param beanName its bean name, for the exception
      * @param retrier the decisions about every model exchange
      * @return a new model, of a subclass of the model's class
-     * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape, or
+     * @throws ModelNotRetriableException if the model or its client do not have the expected shape, or
      *     its client's retry options ask for retries
      */
     static GoogleGenAiChatModel rebuild(GoogleGenAiChatModel model, String beanName, Retrier retrier) {
         if (model.getClass() != GoogleGenAiChatModel.class) {
-            throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its class " + model.getClass().getName()
                     + " extends GoogleGenAiChatModel, and rebuilding it as a GoogleGenAiChatModel would lose what it "
                     + "adds", null);
         }
@@ -102,13 +102,13 @@ final class GoogleGenAiChatModelRebuild {
         ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
         ApiClient api = API_CLIENT.read(client, beanName);
         if (!(api instanceof HttpApiClient)) {
-            throw new ChatModelNotRetriableException(beanName, "its Google GenAI client's API client ("
+            throw ModelNotRetriableException.chatModel(beanName, "its Google GenAI client's API client ("
                     + api.getClass().getName() + ") is not the SDK's HttpApiClient, whose OkHttp client can be given",
                     null);
         }
         Optional<HttpRetryOptions> retryOptions = api.httpOptions().retryOptions();
         if (retryOptions.isPresent() && !retryOptions.get().attempts().equals(Optional.of(1))) {
-            throw new ChatModelNotRetriableException(beanName, "its Google GenAI client's HttpOptions.retryOptions ask "
+            throw ModelNotRetriableException.chatModel(beanName, "its Google GenAI client's HttpOptions.retryOptions ask "
                     + "for " + retryOptions.get().attempts().map(String::valueOf).orElse("the SDK's default of 5")
                     + " attempts per exchange, and each of ours would make them all: build the client with "
                     + "HttpRetryOptions.builder().attempts(1), or without retry options (the SDK's retries are then "

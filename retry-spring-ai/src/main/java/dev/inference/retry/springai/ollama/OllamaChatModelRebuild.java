@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
@@ -24,7 +24,7 @@ import org.springframework.web.client.ResponseErrorHandler;
  * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
  * the one class that knows the private shape of {@code OllamaChatModel} 2.0.1. A field not found, or a
  * bean that is a subclass of the application's (which a rebuild would lose), fails startup with a
- * {@link ChatModelNotRetriableException}. An error Ollama writes into a stream's body carries no type,
+ * {@link ModelNotRetriableException}. An error Ollama writes into a stream's body carries no type,
  * so it is never retried.
  */
 final class OllamaChatModelRebuild {
@@ -68,12 +68,12 @@ final class OllamaChatModelRebuild {
      * @param errorHandler the handler with which the model's {@code RestClient} turns an error status into
      *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
      * @return a new model, of a subclass of the model's class
-     * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its client do not have the expected shape
      */
     static OllamaChatModel rebuild(OllamaChatModel model, String beanName, Retrier retrier,
             ResponseErrorHandler errorHandler) {
         if (model.getClass() != OllamaChatModel.class) {
-            throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its class " + model.getClass().getName()
                     + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds",
                     null);
         }

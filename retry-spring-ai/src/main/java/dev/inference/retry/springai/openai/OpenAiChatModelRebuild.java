@@ -6,8 +6,8 @@ import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.support.PrivateField;
@@ -28,8 +28,8 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
  * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found
  * (another version, or clients that are not the SDK's own) fails startup with a
- * {@link ChatModelNotRetriableException}. A model whose clients would
- * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
+ * {@link ModelNotRetriableException}. A model whose clients would
+ * retry each exchange themselves is not rebuilt: a {@link ModelClientRetriesException} names
  * {@value OpenAiProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
  */
 final class OpenAiChatModelRebuild {
@@ -75,7 +75,7 @@ final class OpenAiChatModelRebuild {
      * @param model the model, as Spring AI or the application built it
      * @param beanName its bean name, for the exception
      * @return the retries in effect, {@code 0} when each exchange is one attempt
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(OpenAiChatModel model, String beanName) {
         OpenAIClient client = CLIENT.read(model, beanName);
@@ -93,8 +93,8 @@ final class OpenAiChatModelRebuild {
      * @param retrier the decisions about every exchange of the model
      * @param timer the timer of the asynchronous client's waits
      * @return a new model of the same class
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
-     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
         OpenAIClient client = CLIENT.read(model, beanName);
@@ -107,7 +107,7 @@ final class OpenAiChatModelRebuild {
         ClientOptions asyncOptions = OpenAiClients.options(clientAsync, beanName);
         int clientRetries = Math.max(options.maxRetries(), asyncOptions.maxRetries());
         if (clientRetries > 0) {
-            throw new ChatModelClientRetriesException(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
+            throw ModelClientRetriesException.chatModel(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
                     OpenAiClients.retriesNote(OpenAiProvider.CLIENT_RETRIES_PROPERTY));
         }
 
@@ -122,7 +122,7 @@ final class OpenAiChatModelRebuild {
 
     private static void requireSdkClients(OpenAIClient client, OpenAIClientAsync clientAsync, String beanName) {
         if (!(client instanceof OpenAIClientImpl) || !(clientAsync instanceof OpenAIClientAsyncImpl)) {
-            throw new ChatModelNotRetriableException(beanName, "its OpenAI clients (" + client.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its OpenAI clients (" + client.getClass().getName()
                     + ", " + clientAsync.getClass().getName() + ") are not the SDK's OpenAIClientImpl and "
                     + "OpenAIClientAsyncImpl, whose HTTP client can be decorated", null);
         }

@@ -1,6 +1,6 @@
 package dev.inference.retry.springai.support;
 
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.List;
@@ -53,7 +53,7 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
      * @param beanName the name of the chat model bean being rebuilt, for the exception
      * @param arguments the arguments, one per parameter
      * @return the new instance
-     * @throws ChatModelNotRetriableException if the constructor does not exist, cannot be called, or
+     * @throws ModelNotRetriableException if the constructor does not exist, cannot be called, or
      *     throws
      */
     @SuppressWarnings("unchecked")
@@ -65,11 +65,11 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
             return (T) constructor.newInstance(arguments);
         }
         catch (InvocationTargetException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the constructor " + this + " threw "
+            throw ModelNotRetriableException.chatModel(beanName, "the constructor " + this + " threw "
                     + ex.getCause(), ex.getCause());
         }
         catch (ReflectiveOperationException | RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the constructor " + this + " could not be called "
+            throw ModelNotRetriableException.chatModel(beanName, "the constructor " + this + " could not be called "
                     + "(this module supports " + this.supported + ")", ex);
         }
     }
