@@ -11,13 +11,12 @@ import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.internal.AnthropicInternals;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
-import dev.inference.retry.springai.support.PrivateConstructor;
-import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -49,49 +48,6 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * which the starter sets to {@code 0} when unset.
  */
 final class AnthropicChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1 with the Anthropic Java SDK 2.52.0";
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(AnthropicChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(AnthropicChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(AnthropicChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    private static final PrivateField OPTIONS = new PrivateField(AnthropicClientImpl.class, "clientOptions",
-            SUPPORTED);
-
-    private static final PrivateField ASYNC_OPTIONS = new PrivateField(AnthropicClientAsyncImpl.class,
-            "clientOptions", SUPPORTED);
-
-    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
-            SUPPORTED);
-
-    private static final PrivateField CLOSING_TARGET = new PrivateField(PhantomReachableClosingHttpClient.class,
-            "httpClient", SUPPORTED);
-
-    private static final PrivateField OK_HTTP = new PrivateField(SpringAiAnthropicHttpClient.class, "okHttpClient",
-            SUPPORTED);
-
-    private static final PrivateField BACKEND = new PrivateField(SpringAiAnthropicHttpClient.class, "backend",
-            SUPPORTED);
-
-    private static final PrivateField OWNS_DISPATCHER = new PrivateField(SpringAiAnthropicHttpClient.class,
-            "ownsDispatcherExecutor", SUPPORTED);
-
-    private static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(
-            SpringAiAnthropicHttpClient.class, SUPPORTED, OkHttpClient.class, Backend.class, boolean.class);
-
-    /** Every private field this class reads. */
-    static final List<PrivateField> FIELDS = List.of(TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT, CLOSING_TARGET, OK_HTTP, BACKEND,
-            OWNS_DISPATCHER);
-
-    /** Every private constructor this class calls. */
-    static final List<PrivateConstructor> CONSTRUCTORS = List.of(SPRING_AI_TRANSPORT);
 
     private AnthropicChatModelRebuild() {
     }
@@ -136,12 +92,12 @@ final class AnthropicChatModelRebuild {
      * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        ToolCallingManager toolCallingManager = AnthropicInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = AnthropicInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = AnthropicInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
         Clients clients = Clients.of(model, beanName);
-        HttpClient transport = oneRequestPerCall(TRANSPORT.read(clients.options(), beanName), beanName);
-        HttpClient asyncTransport = oneRequestPerCall(TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
+        HttpClient transport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.options(), beanName), beanName);
+        HttpClient asyncTransport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
         if (clients.retries() > 0) {
             throw ModelClientRetriesException.chatModel(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
@@ -149,12 +105,12 @@ final class AnthropicChatModelRebuild {
 
         StreamCalls calls = new StreamCalls();
         AnthropicClient retried = clients.client().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, transport, retrier, timer,
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, transport, retrier, timer,
                     clients.options().streamHandlerExecutor(), calls))
             .maxRetries(0));
         Executor streamHandlers = clients.asyncOptions().streamHandlerExecutor();
         AnthropicClientAsync retriedAsync = clients.clientAsync().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, asyncTransport, retrier, timer, streamHandlers,
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, asyncTransport, retrier, timer, streamHandlers,
                     calls))
             .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
@@ -179,17 +135,17 @@ final class AnthropicChatModelRebuild {
      */
     static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
         HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
-                ? CLOSING_TARGET.read(closing, beanName) : transport;
+                ? AnthropicInternals.CLOSING_TARGET.read(closing, beanName) : transport;
         if (!(built instanceof SpringAiAnthropicHttpClient springAi)) {
             return transport;
         }
-        OkHttpClient okHttp = OK_HTTP.read(springAi, beanName);
+        OkHttpClient okHttp = AnthropicInternals.OK_HTTP.read(springAi, beanName);
         if (!okHttp.retryOnConnectionFailure()) {
             return transport;
         }
-        Backend backend = BACKEND.read(springAi, beanName);
-        boolean ownsDispatcher = OWNS_DISPATCHER.read(springAi, beanName);
-        HttpClient copy = SPRING_AI_TRANSPORT.newInstance(beanName,
+        Backend backend = AnthropicInternals.BACKEND.read(springAi, beanName);
+        boolean ownsDispatcher = AnthropicInternals.OWNS_DISPATCHER.read(springAi, beanName);
+        HttpClient copy = AnthropicInternals.SPRING_AI_TRANSPORT.newInstance(beanName,
                 okHttp.newBuilder().retryOnConnectionFailure(false).build(), backend, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
         return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
@@ -222,7 +178,7 @@ final class AnthropicChatModelRebuild {
                         + ") are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl, whose HTTP client "
                         + "can be decorated", null);
             }
-            return new Clients(client, clientAsync, OPTIONS.read(client, beanName), ASYNC_OPTIONS.read(clientAsync,
+            return new Clients(client, clientAsync, AnthropicInternals.CLIENT_OPTIONS.read(client, beanName), AnthropicInternals.CLIENT_ASYNC_OPTIONS.read(clientAsync,
                     beanName));
         }
 

@@ -4,6 +4,7 @@ import com.anthropic.client.AnthropicClientAsync;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.services.async.MessageServiceAsync;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.internal.AnthropicInternals;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -19,8 +20,7 @@ final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        AnthropicChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        AnthropicChatModelRebuild.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
+        AnthropicInternals.MEMBERS.forEach((member) -> member.registerHint(hints));
         hints.proxies().registerJdkProxy(AnthropicClientAsync.class);
         hints.proxies().registerJdkProxy(MessageServiceAsync.class);
         hints.proxies().registerJdkProxy(MessageServiceAsync.WithRawResponse.class);

@@ -7,7 +7,7 @@ import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.services.async.MessageServiceAsync;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import java.util.Map;

@@ -9,7 +9,7 @@ import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.GoogleInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,28 +38,6 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * options the application set to retry fails startup with a {@link ModelNotRetriableException}.
  */
 final class GoogleGenAiChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1 with the Google GenAI SDK 1.65.0";
-
-    private static final PrivateField CLIENT = new PrivateField(GoogleGenAiChatModel.class, "genAiClient",
-            SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(GoogleGenAiChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(GoogleGenAiChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(GoogleGenAiChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    private static final PrivateField API_CLIENT = new PrivateField(Client.class, "apiClient", SUPPORTED);
-
-    private static final PrivateField CLIENT_OPTIONS = new PrivateField(ApiClient.class, "clientOptions", SUPPORTED);
-
-    /** Every private field this class reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(CLIENT, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, API_CLIENT, CLIENT_OPTIONS);
 
     /** The SDK's own retry interceptor, which its client builder adds to every OkHttp client. */
     private static final String SDK_RETRY_INTERCEPTOR = "com.google.genai.RetryInterceptor";
@@ -96,11 +74,11 @@ final class GoogleGenAiChatModelRebuild {
                     + " extends GoogleGenAiChatModel, and rebuilding it as a GoogleGenAiChatModel would lose what it "
                     + "adds", null);
         }
-        Client client = CLIENT.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
-        ApiClient api = API_CLIENT.read(client, beanName);
+        Client client = GoogleInternals.CHAT_CLIENT.read(model, beanName);
+        ToolCallingManager toolCallingManager = GoogleInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = GoogleInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = GoogleInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
+        ApiClient api = GoogleInternals.API_CLIENT.read(client, beanName);
         if (!(api instanceof HttpApiClient)) {
             throw ModelNotRetriableException.chatModel(beanName, "its Google GenAI client's API client ("
                     + api.getClass().getName() + ") is not the SDK's HttpApiClient, whose OkHttp client can be given",
@@ -114,7 +92,7 @@ final class GoogleGenAiChatModelRebuild {
                     + "HttpRetryOptions.builder().attempts(1), or without retry options (the SDK's retries are then "
                     + "turned off for this model's exchanges only)", null);
         }
-        Optional<ClientOptions> clientOptions = CLIENT_OPTIONS.read(api, beanName);
+        Optional<ClientOptions> clientOptions = GoogleInternals.CLIENT_OPTIONS.read(api, beanName);
         Client retried = retriedClient(client, api, clientOptions, new RetryingGoogleGenAiInterceptor(retrier));
         GoogleGenAiChatModel rebuilt = new RetriedGoogleGenAiChatModel(retried, model.getOptions(), toolCallingManager,
                 observationRegistry);

@@ -1,5 +1,6 @@
 package dev.inference.retry.springai.google;
 
+import dev.inference.retry.springai.internal.GoogleInternals;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -12,6 +13,6 @@ final class GoogleRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        GoogleGenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
+        GoogleInternals.MEMBERS.forEach((member) -> member.registerHint(hints));
     }
 }

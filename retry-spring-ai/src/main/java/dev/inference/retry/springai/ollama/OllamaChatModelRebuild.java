@@ -2,7 +2,7 @@ package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OllamaInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
@@ -28,23 +28,6 @@ import org.springframework.web.client.ResponseErrorHandler;
  * so it is never retried.
  */
 final class OllamaChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
-
-    private static final PrivateField CHAT_API = new PrivateField(OllamaChatModel.class, "chatApi", SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OllamaChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OllamaChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OllamaChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    /** The private fields of the model a rebuild reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(CHAT_API, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION);
 
     private OllamaChatModelRebuild() {
     }
@@ -77,10 +60,10 @@ final class OllamaChatModelRebuild {
                     + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds",
                     null);
         }
-        OllamaApi api = CHAT_API.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        OllamaApi api = OllamaInternals.CHAT_API.read(model, beanName);
+        ToolCallingManager toolCallingManager = OllamaInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OllamaInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OllamaInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
         OllamaChatModel rebuilt = new RetriedOllamaChatModel(RetriedOllamaApi.of(api, beanName, retrier, errorHandler),
                 model.getOptions(), toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);

@@ -1,5 +1,6 @@
 package dev.inference.retry.springai.ollama;
 
+import dev.inference.retry.springai.internal.OllamaInternals;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -12,8 +13,6 @@ final class OllamaRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        OllamaChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OllamaEmbeddingModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        RetriedOllamaApi.FIELDS.forEach((field) -> field.registerHint(hints));
+        OllamaInternals.MEMBERS.forEach((member) -> member.registerHint(hints));
     }
 }

@@ -8,7 +8,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import dev.inference.client.CallContext;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import java.util.Map;

@@ -10,7 +10,7 @@ import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
@@ -34,26 +34,6 @@ import org.springframework.ai.openai.OpenAiChatModel;
  */
 final class OpenAiChatModelRebuild {
 
-    private static final String SUPPORTED = OpenAiClients.SUPPORTED;
-
-    private static final PrivateField CLIENT = new PrivateField(OpenAiChatModel.class, "openAiClient", SUPPORTED);
-
-    private static final PrivateField CLIENT_ASYNC = new PrivateField(OpenAiChatModel.class, "openAiClientAsync",
-            SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OpenAiChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OpenAiChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    /** Every private field of the model this class reads (the SDK clients' are {@link OpenAiClients#FIELDS}). */
-    static final List<PrivateField> FIELDS = List.of(CLIENT, CLIENT_ASYNC, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION);
-
     private OpenAiChatModelRebuild() {
     }
 
@@ -65,7 +45,7 @@ final class OpenAiChatModelRebuild {
      * @return {@code true} if its clients are already retried
      */
     static boolean isRetried(OpenAiChatModel model, String beanName) {
-        return CancellableStreams.isWrapper(CLIENT_ASYNC.read(model, beanName));
+        return CancellableStreams.isWrapper(OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName));
     }
 
     /**
@@ -78,8 +58,8 @@ final class OpenAiChatModelRebuild {
      * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(OpenAiChatModel model, String beanName) {
-        OpenAIClient client = CLIENT.read(model, beanName);
-        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.CHAT_CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
         return Math.max(OpenAiClients.options(client, beanName).maxRetries(),
                 OpenAiClients.options(clientAsync, beanName).maxRetries());
@@ -97,11 +77,11 @@ final class OpenAiChatModelRebuild {
      * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
-        OpenAIClient client = CLIENT.read(model, beanName);
-        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.CHAT_CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName);
+        ToolCallingManager toolCallingManager = OpenAiInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OpenAiInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OpenAiInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
         ClientOptions options = OpenAiClients.options(client, beanName);
         ClientOptions asyncOptions = OpenAiClients.options(clientAsync, beanName);

@@ -5,6 +5,7 @@ import com.openai.core.http.HttpClient;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -21,10 +22,7 @@ final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiEmbeddingModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiClients.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiClients.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
+        OpenAiInternals.MEMBERS.forEach((member) -> member.registerHint(hints));
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);

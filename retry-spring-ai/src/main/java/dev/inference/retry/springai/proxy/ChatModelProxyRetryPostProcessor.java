@@ -4,6 +4,7 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.ModelRetriers;
+import dev.inference.retry.springai.internal.SpringAiInternals;
 import dev.inference.retry.springai.support.SpringAiProvider;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -54,8 +55,6 @@ public final class ChatModelProxyRetryPostProcessor
 
     /** Just after the post-processors of the classes retried beneath the bean. */
     static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1;
-
-    private static final String RETRY_TEMPLATE = "org.springframework.core.retry.RetryTemplate";
 
     /** The package of Spring AI's own classes. */
     private static final String SPRING_AI = "org.springframework.ai.";
@@ -223,7 +222,7 @@ public final class ChatModelProxyRetryPostProcessor
 
     /** Why a model of a class must not be retried above its exchanges, as it retries them itself; or {@code null}. */
     private static @Nullable String selfRetryRefusal(Class<?> type) {
-        Optional<Field> retryTemplate = retryTemplateOf(type);
+        Optional<Field> retryTemplate = SpringAiInternals.retryTemplateField(type);
         if (retryTemplate.isPresent()) {
             Field field = retryTemplate.get();
             return "it retries each exchange itself, with the RetryTemplate in its field "
@@ -235,21 +234,6 @@ public final class ChatModelProxyRetryPostProcessor
         return null;
     }
 
-    /**
-     * The field in which a model holds a Spring {@code RetryTemplate}, with which it retries its own
-     * exchanges, as the models on Spring AI's {@code spring-ai-retry} do.
-     */
-    private static Optional<Field> retryTemplateOf(Class<?> type) {
-        for (Class<?> declaring = type; declaring != null && declaring != Object.class;
-                declaring = declaring.getSuperclass()) {
-            for (Field field : declaring.getDeclaredFields()) {
-                if (!Modifier.isStatic(field.getModifiers()) && field.getType().getName().equals(RETRY_TEMPLATE)) {
-                    return Optional.of(field);
-                }
-            }
-        }
-        return Optional.empty();
-    }
 
     /** Tells whether a bean is already a proxy that retries its calls. */
     private static boolean isRetried(Object bean) {

@@ -19,7 +19,7 @@ import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.PrivateField;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;

@@ -1,4 +1,4 @@
-package dev.inference.retry.springai.exchange;
+package dev.inference.retry.springai.internal;
 
 import java.lang.ref.Reference;
 import java.lang.reflect.InvocationHandler;

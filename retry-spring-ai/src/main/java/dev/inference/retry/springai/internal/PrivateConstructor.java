@@ -1,4 +1,4 @@
-package dev.inference.retry.springai.support;
+package dev.inference.retry.springai.internal;
 
 import dev.inference.retry.springai.ModelNotRetriableException;
 import java.lang.reflect.Constructor;
@@ -11,14 +11,16 @@ import org.springframework.aot.hint.RuntimeHints;
 /**
  * A private constructor of a Spring AI class that a rebuild calls because nothing public makes the
  * instance it needs, such as Spring AI's OkHttp transport of a provider SDK made again on an OkHttp
- * client changed in one setting. The sibling of {@link PrivateField}: each provider's rebuild class
- * declares the constructors it calls as constants, so that the same list gives a native image its hints.
+ * client changed in one setting. The sibling of {@link PrivateField}, declared like it as a constant of
+ * the provider's {@code *Internals} class; a constructor missing, or one that throws, fails startup with
+ * a {@link ModelNotRetriableException}.
  *
  * @param declaringClass the class that declares the constructor
  * @param parameterTypes the constructor's parameter types, in order
  * @param supported the versions whose shape the caller knows, for the exception's message
  */
-public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> parameterTypes, String supported) {
+public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> parameterTypes, String supported)
+        implements PrivateMember {
 
     /**
      * Names a constructor.
@@ -74,11 +76,7 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
         }
     }
 
-    /**
-     * Registers the constructor for reflective invocation in a native image, if the class declares it.
-     *
-     * @param hints the hints to add to
-     */
+    @Override
     public void registerHint(RuntimeHints hints) {
         try {
             hints.reflection().registerConstructor(
