@@ -28,24 +28,18 @@ import org.springframework.ai.model.tool.ToolCallingManager;
 
 /**
  * Rebuilds a {@link AnthropicChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
- * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
- * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
- * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
- * Spring AI's OkHttp transport is made again with OkHttp's own retry of a failed connection off, so that
- * each attempt is one request (see {@link #oneRequestPerCall}). The asynchronous client is also wrapped
- * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and its own
- * stream responses are read on the thread that read their first event ({@link StreamHandOff}; Spring
- * AI's model reads its raw stream on a Reactor scheduler instead).
+ * {@link Retrier} retries, keeping its class and everything else it was built with, and each SDK client
+ * re-optioned on a {@link RetryingHttpClient}, its own retries off. Spring AI's OkHttp transport is made
+ * again with OkHttp's silent retry off ({@link #oneRequestPerCall}). The asynchronous client is wrapped
+ * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and reads each
+ * stream on the thread that read its first event ({@link StreamHandOff}).
  *
- * <p>Traps: the model, the SDK's clients and Spring AI's transport expose none of this, so it is read
- * (and the transport made) by reflection; this is the one class that knows the private shape of
- * {@code AnthropicChatModel} and {@code SpringAiAnthropicHttpClient} 2.0.1 and of the Anthropic Java SDK
- * 2.52.0. A field not found (another version, or clients that are not the SDK's own) fails startup
- * with a {@link ModelNotRetriableException}. The transport made again shares its dispatcher with
- * Spring AI's, which the SDK closes once nothing holds the wrapper it put around it: the copy holds it.
- * A model whose clients would retry each exchange themselves is not rebuilt: a
- * {@link ModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY},
- * which the starter sets to {@code 0} when unset.
+ * <p>Traps: what the model, the SDK's clients and Spring AI's transport keep private is read through
+ * {@link AnthropicInternals}; a member not found (another version, or clients that are not the SDK's
+ * own) fails startup with a {@link ModelNotRetriableException}. The transport made again shares its
+ * dispatcher with Spring AI's, which the SDK closes once nothing holds the wrapper around it: the copy
+ * holds it. A model whose clients retry by themselves is not rebuilt: a
+ * {@link ModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY}.
  */
 final class AnthropicChatModelRebuild {
 
@@ -94,10 +88,13 @@ final class AnthropicChatModelRebuild {
     static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
         ToolCallingManager toolCallingManager = AnthropicInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
         ObservationRegistry observationRegistry = AnthropicInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = AnthropicInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
+        ChatModelObservationConvention convention = AnthropicInternals.CHAT_OBSERVATION_CONVENTION.read(model,
+                beanName);
         Clients clients = Clients.of(model, beanName);
-        HttpClient transport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.options(), beanName), beanName);
-        HttpClient asyncTransport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
+        HttpClient transport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.options(), beanName),
+                beanName);
+        HttpClient asyncTransport = oneRequestPerCall(
+                AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
         if (clients.retries() > 0) {
             throw ModelClientRetriesException.chatModel(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
@@ -178,8 +175,8 @@ final class AnthropicChatModelRebuild {
                         + ") are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl, whose HTTP client "
                         + "can be decorated", null);
             }
-            return new Clients(client, clientAsync, AnthropicInternals.CLIENT_OPTIONS.read(client, beanName), AnthropicInternals.CLIENT_ASYNC_OPTIONS.read(clientAsync,
-                    beanName));
+            return new Clients(client, clientAsync, AnthropicInternals.CLIENT_OPTIONS.read(client, beanName),
+                    AnthropicInternals.CLIENT_ASYNC_OPTIONS.read(clientAsync, beanName));
         }
 
         /** The retries the clients make per exchange themselves: the larger of the two. */

@@ -10,10 +10,10 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild Anthropic chat models on retried clients: the private fields
- * {@link AnthropicChatModelRebuild} reads and the private constructor it calls, and the JDK proxies this
- * module makes of the SDK's interfaces (the clients of {@link CancellableAnthropicStreams} and the HTTP
- * client of {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
+ * What a native image needs to rebuild Anthropic chat models on retried clients: the private members
+ * the rebuild reads or calls ({@link AnthropicInternals#MEMBERS}), and the JDK proxies this module
+ * makes of the SDK's interfaces (the clients of {@link CancellableAnthropicStreams} and the HTTP client
+ * of {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
  * {@link AnthropicHttp}'s).
  */
 final class AnthropicRetryRuntimeHints implements RuntimeHintsRegistrar {

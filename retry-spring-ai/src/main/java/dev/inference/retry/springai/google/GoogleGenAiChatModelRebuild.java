@@ -32,8 +32,7 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * <p>Why beneath the bean: the SDK lets its OkHttp client be given ({@code ClientOptions.customHttpClient}),
  * and only the exchange shows the error body's {@code status} and {@code RetryInfo} (the SDK's exception
  * keeps neither) and the {@code Retry-After}. Traps: the model and the SDK's client expose none of this,
- * so it is read by reflection from their private fields; this is the one class that knows the private
- * shape of {@code GoogleGenAiChatModel} 2.0.1 and of the SDK's {@code Client} 1.65.0. A field not found, a
+ * so it is read from their private fields, declared in {@link GoogleInternals}. A field not found, a
  * client in the SDK's replay mode, a bean of a subclass of the application's, or a client whose retry
  * options the application set to retry fails startup with a {@link ModelNotRetriableException}.
  */

@@ -7,7 +7,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
  * What a native image needs to rebuild Google GenAI chat models on retried clients: the private fields
- * {@link GoogleGenAiChatModelRebuild} reads.
+ * the rebuild reads ({@link GoogleInternals#MEMBERS}).
  */
 final class GoogleRetryRuntimeHints implements RuntimeHintsRegistrar {
 

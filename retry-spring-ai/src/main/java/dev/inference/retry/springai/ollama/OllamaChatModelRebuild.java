@@ -21,8 +21,8 @@ import org.springframework.web.client.ResponseErrorHandler;
  * left untouched. Why beneath the bean and not a proxy: only the HTTP exchange shows the status and the
  * provider's {@code Retry-After}.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OllamaChatModel} 2.0.1. A field not found, or a
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A field not found, or a
  * bean that is a subclass of the application's (which a rebuild would lose), fails startup with a
  * {@link ModelNotRetriableException}. An error Ollama writes into a stream's body carries no type,
  * so it is never retried.

@@ -19,8 +19,8 @@ import org.springframework.web.client.ResponseErrorHandler;
  * nothing to turn off. One {@code call} is one exchange, so a batched {@code embed}, which calls once per
  * sub-batch, retries each sub-batch on its own and never sends an embedded one again.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OllamaEmbeddingModel} 2.0.1. A field not found,
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A field not found,
  * or a bean of a subclass (which a rebuild would lose), fails startup with a
  * {@link ModelNotRetriableException}. The rebuilt model pulls no model: the model it replaces did what
  * its model management asked when it was built.
@@ -62,7 +62,8 @@ final class OllamaEmbeddingModelRebuild {
         OllamaApi api = OllamaInternals.EMBEDDING_API.read(model, beanName);
         OllamaEmbeddingOptions options = OllamaInternals.EMBEDDING_OPTIONS.read(model, beanName);
         ObservationRegistry observationRegistry = OllamaInternals.EMBEDDING_OBSERVATION_REGISTRY.read(model, beanName);
-        EmbeddingModelObservationConvention convention = OllamaInternals.EMBEDDING_OBSERVATION_CONVENTION.read(model, beanName);
+        EmbeddingModelObservationConvention convention = OllamaInternals.EMBEDDING_OBSERVATION_CONVENTION
+            .read(model, beanName);
         OllamaEmbeddingModel rebuilt = OllamaEmbeddingModel.builder()
             .ollamaApi(RetriedOllamaApi.of(api, beanName, retrier, errorHandler))
             .options(options)

@@ -6,8 +6,8 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild Ollama's models on retried clients: the private fields
- * {@link OllamaChatModelRebuild}, {@link OllamaEmbeddingModelRebuild} and {@link RetriedOllamaApi} read.
+ * What a native image needs to rebuild Ollama's models on retried clients: the private fields the
+ * rebuilds read ({@link OllamaInternals#MEMBERS}).
  */
 final class OllamaRetryRuntimeHints implements RuntimeHintsRegistrar {
 

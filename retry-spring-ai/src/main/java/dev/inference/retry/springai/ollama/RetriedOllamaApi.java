@@ -22,8 +22,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link RetryingRequestInterceptor} for blocking calls and a {@link RetryingExchangeFilter} for streams as
  * the innermost link. The original API, a bean that the models left alone share, is left untouched.
  *
- * <p>Trap: the API exposes neither client, so they are read by reflection from its private fields; this
- * is the one class that knows the private shape of {@code OllamaApi} 2.0.1.
+ * <p>Trap: the API exposes neither client, so they are read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from.
  */
 final class RetriedOllamaApi {
 

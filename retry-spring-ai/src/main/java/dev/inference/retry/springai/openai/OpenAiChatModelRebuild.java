@@ -25,8 +25,8 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * also wrapped by {@link CancellableStreams}, so that closing a stream ends its exchange, and reads each
  * stream on the thread that read its first event.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OpenAiInternals} with the version they were read from. A field not found
  * (another version, or clients that are not the SDK's own) fails startup with a
  * {@link ModelNotRetriableException}. A model whose clients would
  * retry each exchange themselves is not rebuilt: a {@link ModelClientRetriesException} names

@@ -24,15 +24,13 @@ import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
  * options, which the SDK keeps private, and the same client re-optioned with its transport decorated by
  * a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}). Spring AI's OkHttp
  * transport is made again with OkHttp's own retry of a failed connection off, so that each attempt is
- * one request ({@link #oneRequestPerCall}). The one class that knows the private shape of the SDK's
- * clients and of Spring AI's transport.
+ * one request ({@link #oneRequestPerCall}). The private members of the SDK's clients and of Spring AI's
+ * transport it reads are declared in {@link OpenAiInternals}.
  *
  * <p>Trap: the transport made again shares its dispatcher with Spring AI's, which the SDK closes once
  * nothing holds the wrapper it put around it: the copy holds it.
  */
 final class OpenAiClients {
-
-    /** What the rebuilds of OpenAI's models know the private shape of, for their exceptions. */
 
     private OpenAiClients() {
     }

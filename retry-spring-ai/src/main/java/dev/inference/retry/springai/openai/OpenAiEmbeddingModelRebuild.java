@@ -22,8 +22,8 @@ import org.springframework.ai.openai.OpenAiEmbeddingModel;
  * transport ({@link OpenAiClients}). One {@code call} is one exchange, so a batched {@code embed}, which
  * calls once per sub-batch, retries each sub-batch on its own and never sends an embedded one again.
  *
- * <p>Traps: the model exposes its client only in a private field; this is the one class that knows the
- * private shape of {@code OpenAiEmbeddingModel} 2.0.1. A field not found, a client that is not the SDK's
+ * <p>Traps: the model exposes its client only in a private field, declared in {@link OpenAiInternals}
+ * with the version it was read from. A field not found, a client that is not the SDK's
  * own, or a bean of a subclass (which a rebuild would lose) fails startup with a
  * {@link ModelNotRetriableException}. A client that would retry each exchange itself fails it with a
  * {@link ModelClientRetriesException} naming {@value OpenAiProvider#EMBEDDING_CLIENT_RETRIES_PROPERTY},
@@ -82,7 +82,8 @@ final class OpenAiEmbeddingModelRebuild {
         OpenAIClient client = sdkClient(model, beanName);
         MetadataMode metadataMode = OpenAiInternals.EMBEDDING_METADATA_MODE.read(model, beanName);
         ObservationRegistry observationRegistry = OpenAiInternals.EMBEDDING_OBSERVATION_REGISTRY.read(model, beanName);
-        EmbeddingModelObservationConvention convention = OpenAiInternals.EMBEDDING_OBSERVATION_CONVENTION.read(model, beanName);
+        EmbeddingModelObservationConvention convention = OpenAiInternals.EMBEDDING_OBSERVATION_CONVENTION
+            .read(model, beanName);
         ClientOptions options = OpenAiClients.options(client, beanName);
         if (options.maxRetries() > 0) {
             throw new ModelClientRetriesException("EmbeddingModel", beanName, options.maxRetries(),

@@ -11,9 +11,8 @@ import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild OpenAI's models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild}, {@link OpenAiEmbeddingModelRebuild} and {@link OpenAiClients} read and
- * the private constructor {@link OpenAiClients} calls, and the JDK proxies this module makes of the
+ * What a native image needs to rebuild OpenAI's models on retried clients: the private members the
+ * rebuilds read or call ({@link OpenAiInternals#MEMBERS}), and the JDK proxies this module makes of the
  * SDK's interfaces (the clients of {@link CancellableStreams} and the HTTP client of
  * {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
  * {@link OpenAiHttp}'s).
