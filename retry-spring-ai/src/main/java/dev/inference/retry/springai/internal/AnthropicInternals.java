@@ -1,10 +1,13 @@
 package dev.inference.retry.springai.internal;
 
 import com.anthropic.backends.Backend;
+import com.anthropic.client.AnthropicClientAsync;
 import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
 import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.services.async.MessageServiceAsync;
 import java.util.List;
 import okhttp3.OkHttpClient;
 import org.springframework.ai.anthropic.AnthropicChatModel;
@@ -69,6 +72,14 @@ public final class AnthropicInternals {
     /** Spring AI's transport on another OkHttp client: its builder makes a new client; OkHttp's silent retry. */
     public static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(
             SpringAiAnthropicHttpClient.class, READ_FROM, OkHttpClient.class, Backend.class, boolean.class);
+
+    /**
+     * The path to a raw message stream, whose views are proxied by their (public) names: the SDK offers no
+     * hook by which closing a stream ends its exchange.
+     */
+    public static final ForwardingProxy.ViewPath<AnthropicClientAsync> MESSAGE_STREAMS =
+            new ForwardingProxy.ViewPath<>(AnthropicClientAsync.class, List.of(new ForwardingProxy.View("messages", MessageServiceAsync.class),
+                    new ForwardingProxy.View("withRawResponse", MessageServiceAsync.WithRawResponse.class)), "createStreaming", MessageCreateParams.class);
 
     /** Every member above, for a native image's reflection hints. */
     public static final List<PrivateMember> MEMBERS = List.of(SPRING_AI_TRANSPORT, CHAT_TOOL_CALLING_MANAGER,

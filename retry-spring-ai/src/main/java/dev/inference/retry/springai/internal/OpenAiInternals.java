@@ -1,9 +1,13 @@
 package dev.inference.retry.springai.internal;
 
+import com.openai.client.OpenAIClientAsync;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import com.openai.services.async.ChatServiceAsync;
+import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import java.util.List;
 import okhttp3.OkHttpClient;
 import org.springframework.ai.openai.OpenAiChatModel;
@@ -83,6 +87,14 @@ public final class OpenAiInternals {
     /** Spring AI's transport on another OkHttp client: its builder makes a new client; OkHttp's silent retry. */
     public static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(SpringAiOpenAiHttpClient.class,
             READ_FROM, OkHttpClient.class, boolean.class);
+
+    /**
+     * The path to a chat completion stream, whose views are proxied by their (public) names: the SDK
+     * offers no hook by which closing a stream ends its exchange.
+     */
+    public static final ForwardingProxy.ViewPath<OpenAIClientAsync> CHAT_COMPLETION_STREAMS =
+            new ForwardingProxy.ViewPath<>(OpenAIClientAsync.class, List.of(new ForwardingProxy.View("chat", ChatServiceAsync.class),
+                    new ForwardingProxy.View("completions", ChatCompletionServiceAsync.class)), "createStreaming", ChatCompletionCreateParams.class);
 
     /** Every member above, for a native image's reflection hints. */
     public static final List<PrivateMember> MEMBERS = List.of(SPRING_AI_TRANSPORT, CHAT_CLIENT, CHAT_CLIENT_ASYNC,
