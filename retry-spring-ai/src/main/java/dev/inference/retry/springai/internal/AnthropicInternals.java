@@ -78,8 +78,10 @@ public final class AnthropicInternals {
      * hook by which closing a stream ends its exchange.
      */
     public static final ForwardingProxy.ViewPath<AnthropicClientAsync> MESSAGE_STREAMS =
-            new ForwardingProxy.ViewPath<>(AnthropicClientAsync.class, List.of(new ForwardingProxy.View("messages", MessageServiceAsync.class),
-                    new ForwardingProxy.View("withRawResponse", MessageServiceAsync.WithRawResponse.class)), "createStreaming", MessageCreateParams.class);
+            new ForwardingProxy.ViewPath<>(AnthropicClientAsync.class,
+                    List.of(new ForwardingProxy.View("messages", MessageServiceAsync.class),
+                            new ForwardingProxy.View("withRawResponse", MessageServiceAsync.WithRawResponse.class)),
+                    "createStreaming", MessageCreateParams.class);
 
     /** Every member above, for a native image's reflection hints. */
     public static final List<PrivateMember> MEMBERS = List.of(SPRING_AI_TRANSPORT, CHAT_TOOL_CALLING_MANAGER,

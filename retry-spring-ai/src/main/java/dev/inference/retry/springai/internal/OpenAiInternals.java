@@ -93,8 +93,10 @@ public final class OpenAiInternals {
      * offers no hook by which closing a stream ends its exchange.
      */
     public static final ForwardingProxy.ViewPath<OpenAIClientAsync> CHAT_COMPLETION_STREAMS =
-            new ForwardingProxy.ViewPath<>(OpenAIClientAsync.class, List.of(new ForwardingProxy.View("chat", ChatServiceAsync.class),
-                    new ForwardingProxy.View("completions", ChatCompletionServiceAsync.class)), "createStreaming", ChatCompletionCreateParams.class);
+            new ForwardingProxy.ViewPath<>(OpenAIClientAsync.class,
+                    List.of(new ForwardingProxy.View("chat", ChatServiceAsync.class),
+                            new ForwardingProxy.View("completions", ChatCompletionServiceAsync.class)),
+                    "createStreaming", ChatCompletionCreateParams.class);
 
     /** Every member above, for a native image's reflection hints. */
     public static final List<PrivateMember> MEMBERS = List.of(SPRING_AI_TRANSPORT, CHAT_CLIENT, CHAT_CLIENT_ASYNC,
