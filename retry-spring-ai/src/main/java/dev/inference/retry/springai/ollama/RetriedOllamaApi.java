@@ -3,7 +3,7 @@ package dev.inference.retry.springai.ollama;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.exchange.RetryingExchangeFilter;
 import dev.inference.retry.springai.exchange.RetryingRequestInterceptor;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OllamaInternals;
 import java.net.URI;
 import java.util.List;
 import java.util.Objects;
@@ -22,19 +22,10 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link RetryingRequestInterceptor} for blocking calls and a {@link RetryingExchangeFilter} for streams as
  * the innermost link. The original API, a bean that the models left alone share, is left untouched.
  *
- * <p>Trap: the API exposes neither client, so they are read by reflection from its private fields; this
- * is the one class that knows the private shape of {@code OllamaApi} 2.0.1.
+ * <p>Trap: the API exposes neither client, so they are read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from.
  */
 final class RetriedOllamaApi {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
-
-    private static final PrivateField REST_CLIENT = new PrivateField(OllamaApi.class, "restClient", SUPPORTED);
-
-    private static final PrivateField WEB_CLIENT = new PrivateField(OllamaApi.class, "webClient", SUPPORTED);
-
-    /** The private fields this class reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(REST_CLIENT, WEB_CLIENT);
 
     private RetriedOllamaApi() {
     }
@@ -52,8 +43,8 @@ final class RetriedOllamaApi {
      *     expected shape
      */
     static OllamaApi of(OllamaApi api, String beanName, Retrier retrier, ResponseErrorHandler errorHandler) {
-        RestClient restClient = REST_CLIENT.read(api, beanName);
-        WebClient webClient = WEB_CLIENT.read(api, beanName);
+        RestClient restClient = OllamaInternals.API_REST_CLIENT.read(api, beanName);
+        WebClient webClient = OllamaInternals.API_WEB_CLIENT.read(api, beanName);
         return OllamaApi.builder()
             .baseUrl(baseUrlOf(restClient))
             .restClientBuilder(restClient.mutate().requestInterceptor(new RetryingRequestInterceptor(retrier,
@@ -71,7 +62,7 @@ final class RetriedOllamaApi {
      * @return {@code true} if its blocking calls are retried
      */
     static boolean isRetried(OllamaApi api, String beanName) {
-        RestClient restClient = REST_CLIENT.read(api, beanName);
+        RestClient restClient = OllamaInternals.API_REST_CLIENT.read(api, beanName);
         AtomicBoolean retried = new AtomicBoolean();
         restClient.mutate().requestInterceptors((interceptors) -> retried
             .set(interceptors.stream().anyMatch(RetryingRequestInterceptor.class::isInstance)));

@@ -5,9 +5,9 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRebuildContract;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OllamaWire;
 import dev.inference.retry.springai.SpringAiStarters;
 import io.micrometer.observation.ObservationRegistry;
@@ -111,7 +111,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void theSharedClientAndRetryTemplateForTheModelsItLeavesAlone() {
-            runner().withBean(ChatModelRetriers.class, () -> onlyTheChatModel()).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> onlyTheChatModel()).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 RetryTemplate sharedRetries = context.getBean(RetryTemplate.class);
 
@@ -125,7 +125,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void theSharedClientWhenTheEmbeddingModelIsRetriedToo() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> retriers(true)).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 OllamaEmbeddingModel embeddings = context.getBean(OllamaEmbeddingModel.class);
 
@@ -138,7 +138,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
         @Test
         void theBaseUrlOfItsClientWithItsPath() {
             withProvider("/ollama", (provider) -> runnerAgainst("http://127.0.0.1:" + provider.port() + "/ollama")
-                .withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(ModelRetriers.class, () -> retriers(true))
                 .run((context) -> {
                     assertThat(context.getBean(OllamaChatModel.class).call("Hi")).isEqualTo("Hello");
                     assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo("/ollama" + OllamaWire.CHAT))
@@ -152,7 +152,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void forASubclassOfTheModel() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(BEAN, OllamaChatModel.class, () -> new OllamaChatModel(
                         OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build(),
                         OllamaChatOptions.builder().model(OllamaWire.MODEL).build(), ToolCallingManager.builder().build(),
@@ -161,7 +161,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .isInstanceOf(ModelNotRetriableException.class)
                     .hasMessageStartingWith("Cannot retry the chat model bean 'ollamaChatModel': its class ")
                     .hasMessageContaining(" extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose "
                             + "what it adds. To start without retrying it, set "
@@ -170,8 +170,8 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
     }
 
     /** Gives the chat model a retrier, and nothing else one. */
-    private ChatModelRetriers onlyTheChatModel() {
-        ChatModelRetriers all = retriers(true);
+    private ModelRetriers onlyTheChatModel() {
+        ModelRetriers all = retriers(true);
         return (name) -> name.equals(beanName()) ? all.retrierFor(name) : Optional.empty();
     }
 }

@@ -1,4 +1,4 @@
-package dev.inference.retry.springai.exchange;
+package dev.inference.retry.springai.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

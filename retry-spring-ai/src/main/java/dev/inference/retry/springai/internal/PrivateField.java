@@ -1,4 +1,4 @@
-package dev.inference.retry.springai.support;
+package dev.inference.retry.springai.internal;
 
 import dev.inference.retry.springai.ModelNotRetriableException;
 import java.lang.reflect.Field;
@@ -8,14 +8,18 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * A private field of a Spring AI model or of its provider SDK that a rebuild reads because nothing
- * public gives its value. Each provider's rebuild class declares the fields it reads as constants, so
- * that the same list also gives a native image its reflection hints.
+ * public gives its value. Declared only in this package, as a constant of the provider's
+ * {@code *Internals} class, beside the version it was read from.
+ *
+ * <p>Trap: a field that is missing (another version) or {@code null} fails the rebuild, and so startup,
+ * with a {@link ModelNotRetriableException} naming the field and the versions this module supports;
+ * nothing is defaulted.
  *
  * @param declaringClass the class that declares the field
  * @param name the field's name
  * @param supported the versions whose shape the reader knows, for the exception's message
  */
-public record PrivateField(Class<?> declaringClass, String name, String supported) {
+public record PrivateField(Class<?> declaringClass, String name, String supported) implements PrivateMember {
 
     /** What the exception calls the bean, whatever kind of model it is. */
     private static final String KIND = "model";
@@ -63,10 +67,21 @@ public record PrivateField(Class<?> declaringClass, String name, String supporte
     }
 
     /**
-     * Registers the field for reflective reading in a native image, if the class declares it.
+     * Tells whether the class declares the field: for a constant of another version to be chosen
+     * instead of this one.
      *
-     * @param hints the hints to add to
+     * @return {@code true} if the field exists
      */
+    public boolean isPresent() {
+        for (Field field : this.declaringClass.getDeclaredFields()) {
+            if (field.getName().equals(this.name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public void registerHint(RuntimeHints hints) {
         Field field = ReflectionUtils.findField(this.declaringClass, this.name);
         if (field != null) {

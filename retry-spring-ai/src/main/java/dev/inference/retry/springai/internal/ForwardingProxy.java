@@ -1,11 +1,13 @@
-package dev.inference.retry.springai.exchange;
+package dev.inference.retry.springai.internal;
 
 import java.lang.ref.Reference;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -22,6 +24,9 @@ import org.jspecify.annotations.Nullable;
  * as it was.
  */
 public final class ForwardingProxy {
+
+    /** The method by which a Stainless SDK's client or service hands out a copy with other options. */
+    private static final String WITH_OPTIONS = "withOptions";
 
     private ForwardingProxy() {
     }
@@ -129,6 +134,87 @@ public final class ForwardingProxy {
             }
             return Optional.of(last.wrapper());
         };
+    }
+
+    /**
+     * Makes a proxy of an SDK client whose views along a path are proxies too, down to the service whose
+     * stream method a handler takes: for a stream's exchange to be ended when the stream is closed, which
+     * the SDKs offer no hook for. At every level, the {@code withOptions} copies are wrapped alike, and
+     * each view is wrapped once ({@link #wrappingResults}); every other call reaches the client.
+     *
+     * @param <C> the SDK's asynchronous client interface
+     * @param path the views from the client to the stream method
+     * @param client the client
+     * @param name what the proxies' {@code toString()} says they are
+     * @param handler starts a stream in place of the service's own stream method
+     * @return the proxy
+     */
+    @SuppressWarnings("unchecked")
+    public static <C> C along(ViewPath<C> path, C client, String name, StreamHandler handler) {
+        return (C) alongFrom(path, 0, client, name, handler);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object alongFrom(ViewPath<?> path, int level, Object target, String name, StreamHandler handler) {
+        boolean last = level == path.views().size();
+        Function<Object, Object> sameLevel = (view) -> alongFrom(path, level, view, name, handler);
+        Interception views = wrappingResults(target, last ? Map.of(WITH_OPTIONS, sameLevel)
+                : Map.of(WITH_OPTIONS, sameLevel, path.views().get(level).method(),
+                        (view) -> alongFrom(path, level + 1, view, name, handler)));
+        if (last) {
+            views = views.orElse((method, args) -> (method.getName().equals(path.streamMethod()) && !method.isDefault()
+                    && method.getParameterTypes()[0] == path.parametersType())
+                            ? Optional.of(handler.start(target, Objects.requireNonNull(args))) : Optional.empty());
+        }
+        Class<Object> type = (Class<Object>) ((level == 0) ? path.clientType() : path.views().get(level - 1).type());
+        return of(type, target, name, views);
+    }
+
+    /**
+     * The path from an SDK's asynchronous client to the method that starts a stream.
+     *
+     * @param <C> the SDK's asynchronous client interface
+     * @param clientType that interface
+     * @param views the views to follow from the client, in order
+     * @param streamMethod the name of the last view's method that starts a stream
+     * @param parametersType the type of its first parameter, which tells it from its overloads
+     */
+    public record ViewPath<C>(Class<C> clientType, List<View> views, String streamMethod, Class<?> parametersType) {
+
+        /**
+         * Names a path.
+         *
+         * @param clientType the SDK's asynchronous client interface
+         * @param views the views to follow from the client, in order
+         * @param streamMethod the name of the last view's method that starts a stream
+         * @param parametersType the type of its first parameter
+         */
+        public ViewPath {
+            views = List.copyOf(views);
+        }
+    }
+
+    /**
+     * A view an SDK's client or service hands out: a method without arguments, made once on first use.
+     *
+     * @param method the method's name
+     * @param type the interface it returns
+     */
+    public record View(String method, Class<?> type) {
+    }
+
+    /** Starts a stream in place of a service's own stream method. */
+    @FunctionalInterface
+    public interface StreamHandler {
+
+        /**
+         * Starts the stream.
+         *
+         * @param service the service whose stream method was called, which the handler calls in turn
+         * @param args the call's arguments
+         * @return what the stream method returns
+         */
+        Object start(Object service, Object[] args);
     }
 
     /** What a method without arguments returned last, and its wrapper. */

@@ -5,8 +5,7 @@ import java.util.Optional;
 
 /**
  * Says which Spring AI model beans are retried, and with what: the chat models, and the embedding models
- * a provider integration retries (such as {@code openAiEmbeddingModel}); the name is the chat models'
- * because they came first.
+ * a provider integration retries (such as {@code openAiEmbeddingModel}).
  *
  * <p>The auto-configuration of this module is active only when a bean of this type exists; the
  * application's retry settings ({@code inference.retry.*}) provide it. At startup, for each model
@@ -23,7 +22,7 @@ import java.util.Optional;
  * application should not have retried gets an empty answer.
  */
 @FunctionalInterface
-public interface ChatModelRetriers {
+public interface ModelRetriers {
 
     /**
      * Returns the retrier of a model bean.

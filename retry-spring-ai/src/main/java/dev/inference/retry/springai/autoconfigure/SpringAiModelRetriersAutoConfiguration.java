@@ -3,7 +3,7 @@ package dev.inference.retry.springai.autoconfigure;
 import dev.inference.retry.autoconfigure.BeanRetriers;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.embedding.EmbeddingModel;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = InferenceRetryAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
 @ConditionalOnBean(BeanRetriers.class)
-public final class SpringAiChatModelRetriersAutoConfiguration {
+public final class SpringAiModelRetriersAutoConfiguration {
 
     private static final String ENABLED = "inference.retry.spring-ai.enabled";
 
@@ -55,7 +55,7 @@ public final class SpringAiChatModelRetriersAutoConfiguration {
     @Bean
     @ConditionalOnBooleanProperty(name = ENABLED, matchIfMissing = true)
     @ConditionalOnMissingBean
-    ChatModelRetriers inferenceRetryChatModelRetriers(BeanRetriers retriers) {
+    ModelRetriers inferenceRetryModelRetriers(BeanRetriers retriers) {
         return retriers::retrierFor;
     }
 }

@@ -1,6 +1,6 @@
-package dev.inference.retry.springai.support;
+package dev.inference.retry.springai.internal;
 
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.List;
@@ -11,14 +11,16 @@ import org.springframework.aot.hint.RuntimeHints;
 /**
  * A private constructor of a Spring AI class that a rebuild calls because nothing public makes the
  * instance it needs, such as Spring AI's OkHttp transport of a provider SDK made again on an OkHttp
- * client changed in one setting. The sibling of {@link PrivateField}: each provider's rebuild class
- * declares the constructors it calls as constants, so that the same list gives a native image its hints.
+ * client changed in one setting. The sibling of {@link PrivateField}, declared like it as a constant of
+ * the provider's {@code *Internals} class; a constructor missing, or one that throws, fails startup with
+ * a {@link ModelNotRetriableException}.
  *
  * @param declaringClass the class that declares the constructor
  * @param parameterTypes the constructor's parameter types, in order
  * @param supported the versions whose shape the caller knows, for the exception's message
  */
-public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> parameterTypes, String supported) {
+public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> parameterTypes, String supported)
+        implements PrivateMember {
 
     /**
      * Names a constructor.
@@ -53,7 +55,7 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
      * @param beanName the name of the chat model bean being rebuilt, for the exception
      * @param arguments the arguments, one per parameter
      * @return the new instance
-     * @throws ChatModelNotRetriableException if the constructor does not exist, cannot be called, or
+     * @throws ModelNotRetriableException if the constructor does not exist, cannot be called, or
      *     throws
      */
     @SuppressWarnings("unchecked")
@@ -65,20 +67,16 @@ public record PrivateConstructor(Class<?> declaringClass, List<Class<?>> paramet
             return (T) constructor.newInstance(arguments);
         }
         catch (InvocationTargetException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the constructor " + this + " threw "
+            throw ModelNotRetriableException.chatModel(beanName, "the constructor " + this + " threw "
                     + ex.getCause(), ex.getCause());
         }
         catch (ReflectiveOperationException | RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "the constructor " + this + " could not be called "
+            throw ModelNotRetriableException.chatModel(beanName, "the constructor " + this + " could not be called "
                     + "(this module supports " + this.supported + ")", ex);
         }
     }
 
-    /**
-     * Registers the constructor for reflective invocation in a native image, if the class declares it.
-     *
-     * @param hints the hints to add to
-     */
+    @Override
     public void registerHint(RuntimeHints hints) {
         try {
             hints.reflection().registerConstructor(
