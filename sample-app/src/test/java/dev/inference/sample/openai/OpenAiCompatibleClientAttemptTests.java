@@ -19,12 +19,10 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -149,28 +147,13 @@ class OpenAiCompatibleClientAttemptTests {
             }, "first-token-caller");
             caller.setDaemon(true);
             caller.start();
-            awaitBlockedIn(caller, "nextBuffer");
+            BlockedThreads.awaitBlockedIn(caller, "nextBuffer", 10);
 
             timer.fire();
 
             assertThat(attempt.failureFor(ended.get())).isInstanceOf(AttemptTimeoutException.class);
             closedByClient.get();
         }
-    }
-
-    /** Waits, polling, until the thread is parked with a method of this name on its stack. */
-    private static void awaitBlockedIn(Thread thread, String method) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            Thread.State state = thread.getState();
-            boolean inMethod = Arrays.stream(thread.getStackTrace())
-                .anyMatch((frame) -> frame.getMethodName().equals(method));
-            if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && inMethod) {
-                return;
-            }
-            Thread.onSpinWait();
-        }
-        throw new AssertionError("The call never blocked in " + method + ": " + Arrays.toString(thread.getStackTrace()));
     }
 
     @Nested

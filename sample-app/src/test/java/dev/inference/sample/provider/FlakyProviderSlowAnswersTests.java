@@ -94,19 +94,19 @@ class FlakyProviderSlowAnswersTests {
                 awaitRequests(1);
             }
 
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (provider.openConnections() > 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-            assertThat(provider.openConnections()).isZero();
+            awaitValue(provider::openConnections, 0);
         }
 
         private void awaitRequests(int count) {
+            awaitValue(provider::requestCount, count);
+        }
+
+        private static void awaitValue(java.util.function.IntSupplier value, int expected) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (provider.requestCount() < count && System.nanoTime() < deadline) {
+            while (value.getAsInt() != expected && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            assertThat(provider.requestCount()).isEqualTo(count);
+            assertThat(value.getAsInt()).isEqualTo(expected);
         }
     }
 
