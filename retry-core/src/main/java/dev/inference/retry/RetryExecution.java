@@ -139,15 +139,11 @@ public final class RetryExecution {
     public int succeeded() {
         requireAttempting();
         this.state = State.DONE;
-        if (this.attempt == 1 && this.observation == null) {
-            this.retrier.firstAttemptSucceeded(this.operation);
-            return 1;
-        }
         RetryBudget budget = this.retrier.budgetOrNull();
         if (budget != null) {
             budget.succeeded();
         }
-        AttemptEvent event = new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false);
+        AttemptEvent event = this.retrier.succeeded(this.operation, this.attempt);
         RetryListener listener = this.retrier.listener();
         if (listener != null) {
             listener.attemptFinished(event);
