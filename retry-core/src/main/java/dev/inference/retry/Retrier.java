@@ -20,9 +20,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
  * up with this exception" or "retry after this delay". The caller makes the attempts and waits the
- * delays its own way: {@link RetryClient} blocks its thread with the retrier's sleeper, a
- * non-blocking caller schedules the next attempt on a timer and ignores the sleeper. Both get
- * exactly the same decisions and listener events.
+ * delays its own way, usually through one of the core's two loops: {@link BlockingRetry} (behind
+ * {@link RetryClient}) blocks its thread with the retrier's sleeper, {@link AsyncRetry} ends its waits
+ * on a {@link WaitScheduler} and ignores the sleeper. Both get exactly the same decisions and listener
+ * events.
  *
  * <p>Immutable and thread-safe.
  */
