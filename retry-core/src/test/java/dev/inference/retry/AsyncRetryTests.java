@@ -324,6 +324,40 @@ class AsyncRetryTests {
     }
 
     @Nested
+    class HandedBack {
+
+        @Test
+        void aResultHandedBackThatAListenersErrorKeepsFromTheCallerIsReleased() {
+            AssertionError bug = new AssertionError("a bug in a listener");
+            thenPending();
+            CompletableFuture<String> future = call(Retrier.builder(THREE_ATTEMPTS).listener(new RetryListener() {
+                @Override
+                public void attemptFinished(AttemptEvent event) {
+                    throw bug;
+                }
+            }), CallContext.background());
+
+            assertThatExceptionOfType(AssertionError.class)
+                .isThrownBy(() -> attempt(1).handedBack("400 response", REFUSED))
+                .isSameAs(bug);
+            assertThat(failureOf(future)).isSameAs(bug);
+            assertThat(released).containsExactly("400 response");
+        }
+
+        @Test
+        void aResultHandedBackAfterTheFutureWasCancelledIsReleasedOnceItsFailureWasHeard() {
+            thenPending();
+            CompletableFuture<String> future = call();
+
+            future.cancel(true);
+            attempt(1).handedBack("400 response", REFUSED);
+
+            assertThat(released).containsExactly("400 response");
+            assertThat(listener.calls()).containsExactly(new Finished(event(1, REFUSED, false)));
+        }
+    }
+
+    @Nested
     class Cancellation {
 
         @Test
@@ -472,6 +506,36 @@ class AsyncRetryTests {
                 .withMessage("context must not be null");
             assertThatNullPointerException().isThrownBy(() -> retry.call(Operation.INVOKE, background, null))
                 .withMessage("attempts must not be null");
+        }
+
+        @Test
+        void refusesNullOutcomesByName() {
+            thenPending();
+            call();
+            AsyncRetry.Attempt<String> first = attempt(1);
+
+            assertThatNullPointerException().isThrownBy(() -> first.handedBack("400 response", null))
+                .withMessage("failure must not be null");
+            assertThatNullPointerException().isThrownBy(() -> first.failed(null))
+                .withMessage("thrown must not be null");
+            assertThatNullPointerException().isThrownBy(() -> first.abandoned(null))
+                .withMessage("cause must not be null");
+        }
+
+        @Test
+        void describesItselfByItsRetrierAndScheduler() {
+            Retrier retrier = retrier().build();
+
+            assertThat(AsyncRetry.of(retrier, scheduler))
+                .hasToString("AsyncRetry[retrier=" + retrier + ", scheduler=" + scheduler + "]");
+        }
+
+        @Test
+        void describesAnAttemptByItsNumberAndCall() {
+            thenPending();
+            call();
+
+            assertThat(attempt(1)).hasToString("Attempt[1 of RetryExecution[client=chat, operation=INVOKE, attempt=1]]");
         }
 
         @Test
