@@ -279,6 +279,20 @@ class AsyncRetryTests {
         }
 
         @Test
+        void anAbandonedAttemptHasItsObservationEnded() {
+            List<String> observed = new ArrayList<>();
+            IllegalStateException readFailed = new IllegalStateException("the body could not be read");
+            then((attempt) -> attempt.abandoned(readFailed));
+
+            call(retrier().observer((client, operation, attempt) -> {
+                observed.add("started " + attempt);
+                return (outcome, delay) -> observed.add("ended " + attempt + " " + outcome.failure());
+            }), CallContext.background());
+
+            assertThat(observed).containsExactly("started 1", "ended 1 " + readFailed);
+        }
+
+        @Test
         void anErrorThrownByTheAttemptEndsTheCallAndReachesItsThread() {
             AssertionError bug = new AssertionError("a bug in the attempt");
             then((attempt) -> {
@@ -366,10 +380,10 @@ class AsyncRetryTests {
             CompletableFuture<String> future = call();
 
             future.cancel(true);
+            assertThat(scheduler.pendingWaits()).isZero();
             scheduler.advance(Duration.ofHours(1));
 
             assertThat(attempts).hasSize(1);
-            assertThat(scheduler.pendingWaits()).isZero();
         }
 
         @Test
@@ -381,10 +395,10 @@ class AsyncRetryTests {
             CompletableFuture<String> future = call(retrier().cooldown(store, "openai"), CallContext.background());
 
             future.cancel(true);
+            assertThat(scheduler.pendingWaits()).isZero();
             scheduler.advance(Duration.ofHours(1));
 
             assertThat(attempts).isEmpty();
-            assertThat(scheduler.pendingWaits()).isZero();
         }
 
         @Test
@@ -460,6 +474,23 @@ class AsyncRetryTests {
                 .hasMessage("The application is shutting down: the wait before attempt 2 was ended")
                 .hasSuppressedException(first);
             assertThat(scheduler.pendingWaits()).isZero();
+        }
+
+        @Test
+        void theShutdownSignalEndsACooldownWaitAtOnce() {
+            ShutdownSignal signal = ShutdownSignal.create();
+            LocalCooldownStore store = LocalCooldownStore.withClock(
+                    () -> Duration.between(MutableClock.START, clock.instant()).toNanos());
+            store.coolDown("openai", Duration.ofSeconds(2));
+            thenSucceed("hello");
+            CompletableFuture<String> future = call(retrier().cooldown(store, "openai").shutdownSignal(signal),
+                    CallContext.background());
+
+            signal.shutDown();
+
+            assertThat(failureOf(future)).isInstanceOf(ShutdownException.class)
+                .hasMessage("The application is shutting down: the cool-down wait before attempt 1 was ended");
+            assertThat(attempts).isEmpty();
         }
 
         @Test
