@@ -19,8 +19,7 @@ import org.jspecify.annotations.Nullable;
  * the call with a {@link CancellationException} and restores the thread's interrupt status. An
  * {@link Error}, or a checked exception, thrown by an attempt ends the call as it is: the listeners
  * hear nothing of it, and its observation is ended as {@linkplain RetryExecution#abandoned abandoned}.
- * Attempt 1 is made without a {@link RetryExecution} unless the retrier
- * {@linkplain Retrier#needsExecutionFromFirstAttempt() needs one}.
+ * {@link AsyncRetry} is the same loop for a caller that must not block.
  *
  * <p>Trap: the {@link ShutdownSignal} wakes a wait at once only with {@link Sleeper#system()}; with a
  * sleeper of its own, the call sees the shutdown when the sleeper returns. Immutable and thread-safe;
@@ -90,58 +89,8 @@ public final class BlockingRetry {
         if (done.isPresent()) {
             throw done.get();
         }
-        if (this.retrier.needsExecutionFromFirstAttempt()) {
-            return retry(operation, context, this.retrier.start(operation, context), attempts, null);
-        }
-        T result;
-        try {
-            result = attempts.attempt(1);
-        }
-        catch (RuntimeException ex) {
-            return retry(operation, context, this.retrier.start(operation, context), attempts, ex);
-        }
-        return ended(operation, context, null, attempts, result);
-    }
-
-    /**
-     * Goes on with a call whose first attempt the caller made itself, with no {@link RetryExecution},
-     * and which failed: decides about that failure, then waits and makes the next attempts as
-     * {@link #call} does. For a caller whose first attempt must cost nothing more than the attempt.
-     *
-     * @param <T> what an attempt returns
-     * @param <X> the checked exception an attempt may throw, or {@link RuntimeException}
-     * @param operation the kind of call, for the listeners
-     * @param context the call's context, shared by every attempt
-     * @param attempts makes attempt 2 and the next ones, and what differs between callers
-     * @param firstFailure what the first attempt threw
-     * @return as {@link #call} returns
-     * @throws X as {@link #call} throws, as are the other exceptions it throws but its check of the
-     *     context before the first attempt
-     * @throws NullPointerException if an argument is {@code null}
-     */
-    public <T, X extends Throwable> T callAfterFirstFailure(Operation operation, CallContext context,
-            Attempts<T, X> attempts, RuntimeException firstFailure) throws X {
-        Objects.requireNonNull(attempts, "attempts must not be null");
-        Objects.requireNonNull(firstFailure, "firstFailure must not be null");
-        return retry(operation, context, this.retrier.start(operation, context), attempts, firstFailure);
-    }
-
-    /**
-     * Decides about the failure of attempt n, waits, makes attempt n + 1, and so on; or, with no
-     * failure yet, waits for a cool-down before attempt 1.
-     */
-    private <T, X extends Throwable> T retry(Operation operation, CallContext context, RetryExecution execution,
-            Attempts<T, X> attempts, @Nullable RuntimeException firstFailure) throws X {
-        RuntimeException thrown = firstFailure;
+        RetryExecution execution = this.retrier.start(operation, context);
         for (;;) {
-            if (thrown != null) {
-                RetryExecution.Decision decision = execution.failed(attempts.failureOf(thrown));
-                if (!decision.isRetry()) {
-                    throw attempts.thrownFor(decision.failure());
-                }
-                pause(decision.delay(), context, execution);
-                execution.beginNextAttempt();
-            }
             Duration cooldown = execution.cooldownBeforeAttempt();
             while (!cooldown.isZero()) {
                 pause(cooldown, context, execution);
@@ -153,7 +102,12 @@ public final class BlockingRetry {
                 result = attempts.attempt(execution.attempt());
             }
             catch (RuntimeException ex) {
-                thrown = ex;
+                RetryExecution.Decision decision = execution.failed(attempts.failureOf(ex));
+                if (!decision.isRetry()) {
+                    throw attempts.thrownFor(decision.failure());
+                }
+                pause(decision.delay(), context, execution);
+                execution.beginNextAttempt();
                 continue;
             }
             catch (Throwable ex) {
@@ -161,7 +115,7 @@ public final class BlockingRetry {
                 execution.abandoned(ex);
                 throw ex;
             }
-            return ended(operation, context, execution, attempts, result);
+            return ended(execution, attempts, result);
         }
     }
 
@@ -169,26 +123,18 @@ public final class BlockingRetry {
      * Ends a call with the result of an attempt: hands it back after telling the execution of the
      * failure it stands for, or tells of the success and returns what the caller makes of it.
      */
-    private <T, X extends Throwable> T ended(Operation operation, CallContext context,
-            @Nullable RetryExecution execution, Attempts<T, X> attempts, T result) {
+    private <T, X extends Throwable> T ended(RetryExecution execution, Attempts<T, X> attempts, T result) {
         RuntimeException handedBack = attempts.handedBackFailureOf(result);
         int made;
         try {
             if (handedBack != null) {
-                RetryExecution failing = (execution != null) ? execution : this.retrier.start(operation, context);
-                failing.failed(handedBack);
+                execution.failed(handedBack);
                 return result;
             }
             if (this.retrier.readsRateLimits()) {
                 attempts.rateLimitedFor(result).ifPresent(this.retrier::rateLimited);
             }
-            if (execution == null) {
-                this.retrier.firstAttemptSucceeded(operation);
-                made = 1;
-            }
-            else {
-                made = execution.succeeded();
-            }
+            made = execution.succeeded();
         }
         catch (Error ex) {
             // The caller never gets the result, so nobody else could release it.

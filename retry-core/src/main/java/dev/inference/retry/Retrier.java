@@ -20,9 +20,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A retrier does not make attempts and does not wait. Each call {@linkplain #start starts} a
  * {@link RetryExecution} that holds the call's state and answers, after each failed attempt, "give
  * up with this exception" or "retry after this delay". The caller makes the attempts and waits the
- * delays its own way: {@link RetryClient} blocks its thread with the retrier's sleeper, a
- * non-blocking caller schedules the next attempt on a timer and ignores the sleeper. Both get
- * exactly the same decisions and listener events.
+ * delays its own way, usually through one of the core's two loops: {@link BlockingRetry} (behind
+ * {@link RetryClient}) blocks its thread with the retrier's sleeper, {@link AsyncRetry} ends its waits
+ * on a {@link WaitScheduler} and ignores the sleeper. Both get exactly the same decisions and listener
+ * events.
  *
  * <p>Immutable and thread-safe.
  */
@@ -36,12 +37,6 @@ public final class Retrier {
 
     /** The contained listeners, or {@code null} when there are none, so that no event is made. */
     private final @Nullable RetryListener listener;
-
-    /**
-     * The listener when there is exactly one, else {@code null}: a first attempt's success is told to it
-     * directly (still contained), one load nearer than through {@link #listener}.
-     */
-    private final @Nullable RetryListener onlyListener;
 
     private final FailureClassifier classifier;
 
@@ -77,7 +72,6 @@ public final class Retrier {
         this.policy = builder.policy;
         this.name = builder.name;
         this.listener = builder.listeners.isEmpty() ? null : new ContainedListener(builder.listeners);
-        this.onlyListener = (builder.listeners.size() == 1) ? builder.listeners.get(0) : null;
         this.classifier = builder.classifier;
         this.schedule = (builder.schedule != null) ? builder.schedule
                 : DelaySchedule.jittered(builder.policy, builder.random);
@@ -135,27 +129,6 @@ public final class Retrier {
      */
     public String name() {
         return this.name;
-    }
-
-    /**
-     * Records that the first attempt of a call succeeded: returns its tokens to the budget, if any,
-     * and tells the listeners with an event made once per operation. The success path of a call that
-     * never retries needs no {@link RetryExecution}.
-     *
-     * @param operation the kind of call
-     * @throws Error whatever a listener threw as an {@link Error}; runtime exceptions are contained
-     */
-    public void firstAttemptSucceeded(Operation operation) {
-        if (this.budget != null) {
-            this.budget.succeeded();
-        }
-        AttemptEvent event = (operation == Operation.INVOKE) ? this.firstInvokeSucceeded : this.firstStreamSucceeded;
-        if (this.onlyListener != null) {
-            ContainedListener.attemptFinished(this.onlyListener, event);
-        }
-        else if (this.listener != null) {
-            this.listener.attemptFinished(event);
-        }
     }
 
     /**
@@ -246,14 +219,12 @@ public final class Retrier {
         return this.cooldownStore != null && !this.cooldownStore.remaining(this.cooldownKey).isZero();
     }
 
-    /**
-     * Tells whether every call needs a {@link RetryExecution} from its first attempt on: when an
-     * {@link AttemptObserver} observes attempts, or a cool-down is in force.
-     *
-     * @return {@code true} when the first attempt cannot take the shortcut of an unobserved call
-     */
-    public boolean needsExecutionFromFirstAttempt() {
-        return this.observer != null || isCoolingDown();
+    /** The event of a successful attempt; that of a first attempt is made once per operation. */
+    AttemptEvent succeeded(Operation operation, int attempt) {
+        if (attempt == 1) {
+            return (operation == Operation.INVOKE) ? this.firstInvokeSucceeded : this.firstStreamSucceeded;
+        }
+        return new AttemptEvent(this.name, operation, attempt, null, false);
     }
 
     @Nullable AttemptObserver observer() {

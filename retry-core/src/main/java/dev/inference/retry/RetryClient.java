@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link InferenceClient} that retries transient failures of another client, with the decisions of
@@ -41,7 +40,7 @@ public final class RetryClient implements InferenceClient {
 
     private final Retrier retrier;
 
-    /** Makes the attempts after a first one that failed, or all of them when a call needs that. */
+    /** Makes the attempts and waits between them. */
     private final BlockingRetry blocking;
 
     private RetryClient(InferenceClient inner, Retrier retrier) {
@@ -158,57 +157,10 @@ public final class RetryClient implements InferenceClient {
         return execute(Step.STREAM, request, context);
     }
 
-    /**
-     * Makes the first attempt. Kept apart from {@link #retry} and small, so that the JIT inlines
-     * the success path into the caller.
-     */
     private <T> T execute(Step<T> step, InferenceRequest request, CallContext context) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
-        Optional<RuntimeException> done = context.failure();
-        if (done.isPresent()) {
-            throw done.get();
-        }
-        if (this.retrier.needsExecutionFromFirstAttempt()) {
-            return retry(step, request, context, null);
-        }
-        T result;
-        try {
-            result = step.attempt(this.inner, request, context);
-        }
-        catch (RuntimeException ex) {
-            return retry(step, request, context, ex);
-        }
-        return firstSucceeded(step, result);
-    }
-
-    /**
-     * Hands the call to the loop that retries: after the first attempt failed, or from the first
-     * attempt when the call needs an execution for it.
-     */
-    private <T> T retry(Step<T> step, InferenceRequest request, CallContext context,
-            @Nullable RuntimeException firstFailure) {
-        StepAttempts<T> attempts = new StepAttempts<>(step, request, context);
-        if (firstFailure == null) {
-            return this.blocking.call(step.operation, context, attempts);
-        }
-        return this.blocking.callAfterFirstFailure(step.operation, context, attempts, firstFailure);
-    }
-
-    private <T> T firstSucceeded(Step<T> step, T result) {
-        try {
-            // One field read when there is no cool-down store: the provider's limits matter only to one.
-            if (this.retrier.readsRateLimits()) {
-                step.rateLimitedFor(result).ifPresent(this.retrier::rateLimited);
-            }
-            this.retrier.firstAttemptSucceeded(step.operation);
-        }
-        catch (Error ex) {
-            // The caller never gets the result, so nobody else could release it.
-            step.release(result, ex);
-            throw ex;
-        }
-        return step.stamp(result, 1);
+        return this.blocking.call(step.operation, context, new StepAttempts<>(step, request, context));
     }
 
     @Override

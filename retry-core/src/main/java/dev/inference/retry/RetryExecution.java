@@ -139,15 +139,11 @@ public final class RetryExecution {
     public int succeeded() {
         requireAttempting();
         this.state = State.DONE;
-        if (this.attempt == 1 && this.observation == null) {
-            this.retrier.firstAttemptSucceeded(this.operation);
-            return 1;
-        }
         RetryBudget budget = this.retrier.budgetOrNull();
         if (budget != null) {
             budget.succeeded();
         }
-        AttemptEvent event = new AttemptEvent(this.retrier.name(), this.operation, this.attempt, null, false);
+        AttemptEvent event = this.retrier.succeeded(this.operation, this.attempt);
         RetryListener listener = this.retrier.listener();
         if (listener != null) {
             listener.attemptFinished(event);
@@ -388,15 +384,31 @@ public final class RetryExecution {
      */
     public CancellationException interrupted(InterruptedException interrupted) {
         Objects.requireNonNull(interrupted, "interrupted must not be null");
+        CancellationException cancelled = new CancellationException("Interrupted during " + endWait());
+        cancelled.initCause(interrupted);
+        return suppressing(cancelled, this.latestFailure);
+    }
+
+    /**
+     * Ends the call because the {@link WaitScheduler} of its wait stopped before the wait's end.
+     *
+     * @return the exception to end the call with, the latest attempt's failure, if any, suppressed
+     * @throws IllegalStateException if the call had already ended
+     */
+    ShutdownException waitAbandoned() {
+        return suppressing(new ShutdownException("The application is shutting down: the scheduler of " + endWait()
+                + " stopped"), this.latestFailure);
+    }
+
+    /** Ends the call during a wait; returns the wait, for a message. */
+    private String endWait() {
         if (this.state == State.DONE) {
             throw new IllegalStateException("This call has ended: it was not waiting");
         }
         String wait = (this.state == State.WAITING) ? "the " + this.backoff + " wait before attempt " + (this.attempt + 1)
                 : "the cool-down wait before attempt " + this.attempt;
         this.state = State.DONE;
-        CancellationException cancelled = new CancellationException("Interrupted during " + wait);
-        cancelled.initCause(interrupted);
-        return suppressing(cancelled, this.latestFailure);
+        return wait;
     }
 
     /** Throws what ends the call when the application or the caller gave up during a wait. */

@@ -159,12 +159,6 @@ class BlockingRetryTests {
                 .withMessage("context must not be null");
             assertThatNullPointerException().isThrownBy(() -> blocking.call(Operation.INVOKE, background, null))
                 .withMessage("attempts must not be null");
-            assertThatNullPointerException()
-                .isThrownBy(() -> blocking.callAfterFirstFailure(Operation.INVOKE, background, null, reset()))
-                .withMessage("attempts must not be null");
-            assertThatNullPointerException()
-                .isThrownBy(() -> blocking.callAfterFirstFailure(Operation.INVOKE, background, scripted(), null))
-                .withMessage("firstFailure must not be null");
         }
     }
 
@@ -224,22 +218,6 @@ class BlockingRetryTests {
                     scripted());
 
             assertThat(seen).containsExactly("started #1 after 0", "ended #1");
-        }
-
-        @Test
-        void goesOnFromAFirstFailureTheCallerMadeItself() {
-            NetworkException reset = reset();
-            BlockingRetryTests.this.inner.thenRespond("hello");
-
-            InferenceResponse response = blocking().callAfterFirstFailure(Operation.STREAM, CallContext.background(),
-                    attempts(), reset);
-
-            assertThat(response.attempts()).isEqualTo(2);
-            assertThat(BlockingRetryTests.this.attemptNumbers).containsExactly(2);
-            AttemptEvent first = new AttemptEvent("chat", Operation.STREAM, 1, reset, true);
-            assertThat(BlockingRetryTests.this.listener.calls()).containsExactly(new Finished(first),
-                    new Scheduled(first, Duration.ofMillis(100)),
-                    new Finished(new AttemptEvent("chat", Operation.STREAM, 2, null, false)));
         }
     }
 

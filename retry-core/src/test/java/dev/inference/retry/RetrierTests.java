@@ -71,7 +71,7 @@ class RetrierTests {
         Retrier retrier = builder.build();
         builder.listener(late);
 
-        retrier.firstAttemptSucceeded(Operation.INVOKE);
+        retrier.start(Operation.INVOKE, CallContext.background()).succeeded();
 
         assertThat(late.calls()).isEmpty();
     }
@@ -159,7 +159,7 @@ class RetrierTests {
         budget.failedRetryably();
         Retrier retrier = Retrier.builder(POLICY).budget(budget).build();
 
-        retrier.firstAttemptSucceeded(Operation.INVOKE);
+        retrier.start(Operation.INVOKE, CallContext.background()).succeeded();
 
         assertThat(budget.tokens()).isEqualByComparingTo("9.5");
     }

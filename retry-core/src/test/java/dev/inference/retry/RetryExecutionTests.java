@@ -296,7 +296,7 @@ class RetryExecutionTests {
             Retrier retrier = retrier().build();
 
             retrier.start(Operation.STREAM, CallContext.background()).succeeded();
-            retrier.firstAttemptSucceeded(Operation.STREAM);
+            retrier.start(Operation.STREAM, CallContext.background()).succeeded();
 
             assertThat(RetryExecutionTests.this.listener.calls()).hasSize(2)
                 .allSatisfy((call) -> assertThat(call).isEqualTo(

@@ -3,17 +3,20 @@ package dev.inference.retry.reactor;
 import dev.inference.client.CallContext;
 import dev.inference.client.Durations;
 import dev.inference.failure.DeadlineExceededException;
+import dev.inference.retry.AsyncRetry;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryExecution;
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.WaitScheduler;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -24,81 +27,43 @@ import reactor.util.context.Context;
 import reactor.util.retry.Retry;
 
 /**
- * Retries a {@link Mono}, or the establishment of a {@link Flux}, with the decisions and listener
- * events of a {@link Retrier}: those a blocking {@link RetryClient} of the same retrier would make
- * for the same failures.
+ * Retries a {@link Mono}, or the establishment of a {@link Flux}, through the core's non-blocking loop
+ * ({@link AsyncRetry}): the decisions (in the order {@link RetryExecution} gives) and listener events
+ * that a blocking {@link RetryClient} of the same retrier would make for the same failures.
  *
  * <pre>{@code
  * ReactorRetry retry = ReactorRetry.of(Retrier.builder(policy).name("openai").build());
- * CallContext call = CallContext.withTimeout(Duration.ofSeconds(30));
- * Mono<String> answer = retry.mono(Mono.defer(() -> provider.complete(prompt)), call);
+ * Mono<String> answer = retry.mono(Mono.defer(() -> provider.complete(prompt)), CallContext.withTimeout(timeout));
  * Flux<String> chunks = provider.streamCompletion(prompt).transform(retry::flux);
  * }</pre>
  *
- * <p>Each subscription to a returned publisher is one call. It {@linkplain Retrier#start starts}
- * its own {@link RetryExecution} and subscribes to the source once per attempt, so the source must
- * be cold: each subscription makes a new request. For every attempt after the first:
- * <ol>
- * <li>the execution is told of the failure and decides, in the order its documentation gives, to
- * give up (the call then signals that decision's exception: a permanent failure unchanged, an
- * {@link ExhaustedException} whose cause is the last failure, the context's failure, or a
- * {@link DeadlineExceededException} when the deadline would pass during the wait) or to retry after
- * a delay that honours the provider's {@code Retry-After}, capped at five minutes;</li>
- * <li>the delay is waited on the {@link Scheduler}'s timer, with no thread blocked (the retrier's
- * sleeper, which only blocking callers use, plays no part);</li>
- * <li>the source is subscribed to again.</li>
- * </ol>
- * A call whose context is already done when it is subscribed to signals the context's failure
- * without subscribing to the source, and without a listener event.
+ * <p>Each subscription is one call, which subscribes to the source once per attempt, so the source must
+ * be cold. The waits end on the {@link Scheduler}'s timer, with no thread blocked; cancelling the
+ * subscription ends a wait, and the source is not subscribed to again. A {@link Flux} is retried only
+ * until it is established (its first element, or a completion without any): from then on every signal
+ * passes through untouched, so no element is emitted twice. A failure that is not a
+ * {@link RuntimeException} ends the call as it is, untold to the listeners.
  *
- * <p>Before every attempt, the first included, a cool-down of the retrier's provider account (see
- * {@link dev.inference.retry.CooldownStore}) is waited out the same way.
- *
- * <p>Ending a call early: cancelling the subscription during a wait ends the wait, and the source is
- * not subscribed to again. A firing {@link ShutdownSignal} of the retrier ends every wait at once
- * with a {@link dev.inference.failure.ShutdownException}. {@linkplain CallContext#cancel() Cancelling the context} during a wait
- * ends the call at once with a {@link CancellationException}, the failure that caused the wait
- * attached as suppressed. The context reaches an attempt in progress only through the source, as it
- * reaches the inner client of a {@link RetryClient}: a source that ignores it runs to its end, and
- * its failure, if any, is then not retried.
- *
- * <p>What counts as an attempt's outcome:
- * <ul>
- * <li>{@link #mono}: a value or an empty completion is a success ({@link Operation#INVOKE});</li>
- * <li>{@link #flux}: only establishment is retried ({@link Operation#STREAM}). The first element, or a
- * completion without any, is a success; from then on every signal passes through untouched, so an
- * error after the first element is never retried and no element is ever emitted twice;</li>
- * <li>a failure that is not a {@link RuntimeException} (an {@link Error}, or a checked exception a
- * publisher signals) ends the call as it is, with no listener event, as it would escape the
- * blocking loop; the attempt's observation, if any, is ended as
- * {@linkplain RetryExecution#abandoned abandoned}.</li>
- * </ul>
- * When a listener throws an {@link Error} on hearing of the success, the element that stood for it is
- * not emitted: it goes to Reactor's discard hook ({@code doOnDiscard}), so that it can be released,
- * and the Error is signalled.
- *
- * <p>Thread-safety: instances are immutable and thread-safe. A call's {@link RetryExecution} is not,
- * and is never used by two threads at once: the source's signals are serialized (Reactive Streams
- * rule 1.3), the execution hears of a failure from the thread that signals it before the wait is
- * scheduled, and the wait's two possible ends, the timer and the context's cancellation, race
- * through {@link Mono#firstWithSignal}, so that only the one that wins begins the next attempt,
- * before it subscribes to the source again. Cancelling the subscription tells the execution only
- * that the call was {@linkplain RetryExecution#abandoned abandoned}, which is safe from any thread:
- * the observation of an attempt in flight, if any, is ended; no listener hears of it.
+ * <p>Traps: the context reaches an attempt in progress only through the source, as it reaches the inner
+ * client of a {@link RetryClient}. An element whose success a listener's {@link Error} kept back goes to
+ * Reactor's discard hook ({@code doOnDiscard}). Immutable and thread-safe.
  */
 public final class ReactorRetry {
 
-    /** What the context's cancellation emits to end a wait, in place of the timer's tick. */
-    private static final Long CANCELLED = -1L;
+    /** What the loop's call for the next attempt emits, for {@code retryWhen} to subscribe again. */
+    private static final Long NEXT = 0L;
 
     private final Retrier retrier;
 
     /** The scheduler of the waits, or {@code null} for {@link Schedulers#parallel()} at each wait. */
     private final @Nullable Scheduler scheduler;
 
+    private final AsyncRetry loop;
+
     private ReactorRetry(Retrier retrier, @Nullable Scheduler scheduler) {
         this.retrier = retrier;
         this.scheduler = scheduler;
+        this.loop = AsyncRetry.of(retrier, this::schedule);
     }
 
     /**
@@ -170,14 +135,11 @@ public final class ReactorRetry {
         Objects.requireNonNull(source, "source must not be null");
         Objects.requireNonNull(context, "context must not be null");
         return Mono.defer(() -> {
-            Optional<RuntimeException> done = context.failure();
-            if (done.isPresent()) {
-                return Mono.error(done.get());
-            }
-            Call call = new Call(this.retrier, this.retrier.start(Operation.INVOKE, context), context, scheduler());
+            Call call = new Call();
+            call.start(Operation.INVOKE, context);
             // The value's success is told in handle(), which can discard it; an empty completion's here.
-            Mono<T> attempt = source.<T>handle(call::succeeded).doOnSuccess((valueOrNull) -> call.succeeded());
-            return call.cooldown().then(attempt.retryWhen(call.retry())).doOnCancel(call::subscriptionCancelled);
+            Mono<T> attempt = source.<T>handle(call::succeeded).doOnSuccess(call::succeeded);
+            return call.firstAttempt().then(attempt.retryWhen(call.retry())).doOnCancel(call::cancel);
         });
     }
 
@@ -215,18 +177,21 @@ public final class ReactorRetry {
         Objects.requireNonNull(source, "source must not be null");
         Objects.requireNonNull(context, "context must not be null");
         return Flux.defer(() -> {
-            Optional<RuntimeException> done = context.failure();
-            if (done.isPresent()) {
-                return Flux.error(done.get());
-            }
-            Call call = new Call(this.retrier, this.retrier.start(Operation.STREAM, context), context, scheduler());
-            Flux<T> attempt = source.<T>handle(call::succeeded).doOnComplete(call::succeeded);
-            return call.cooldown().thenMany(attempt.retryWhen(call.retry())).doOnCancel(call::subscriptionCancelled);
+            Call call = new Call();
+            call.start(Operation.STREAM, context);
+            Flux<T> attempt = source.<T>handle(call::succeeded).doOnComplete(() -> call.succeeded(null));
+            return call.firstAttempt().thenMany(attempt.retryWhen(call.retry())).doOnCancel(call::cancel);
         });
     }
 
     private Scheduler scheduler() {
         return (this.scheduler != null) ? this.scheduler : Schedulers.parallel();
+    }
+
+    /** Ends a wait of the loop on the scheduler's timer, on whose thread the source is subscribed to again. */
+    private WaitScheduler.Scheduled schedule(Duration delay, WaitScheduler.Wait wait) {
+        Disposable timer = scheduler().schedule(wait::elapsed, Durations.toWaitNanos(delay), TimeUnit.NANOSECONDS);
+        return timer::dispose;
     }
 
     @Override
@@ -236,34 +201,58 @@ public final class ReactorRetry {
     }
 
     /**
-     * One subscription, which is one call: its execution, and whether the execution has been told
-     * of the success that ends the retries. Confined as the class documentation explains.
+     * One subscription, which is one call: the loop's attempts, each a subscription to the source that
+     * Reactor's {@code retryWhen} makes when the loop asks for it. Its signals are serialized (Reactive
+     * Streams rule 1.3), and the loop asks for the next attempt only after the last one told its outcome.
      */
-    private static final class Call {
+    private final class Call implements AsyncRetry.Attempts<Object> {
 
-        private final Retrier retrier;
+        /** Completed when the loop makes the next attempt; failed with what ends the call. */
+        private volatile CompletableFuture<@Nullable Void> next = new CompletableFuture<>();
 
-        private final RetryExecution execution;
+        /** The attempt in flight. */
+        private volatile AsyncRetry.@Nullable Attempt<Object> current;
 
-        private final CallContext context;
+        /** The call's outcome, cancelled with the subscription. */
+        private volatile @Nullable CompletableFuture<Object> outcome;
 
-        private final Scheduler scheduler;
+        /** Whether the subscription was cancelled. */
+        private volatile boolean cancelled;
 
         /** Whether an attempt succeeded: from then on, every signal passes through untouched. */
         private boolean settled;
 
-        Call(Retrier retrier, RetryExecution execution, CallContext context, Scheduler scheduler) {
-            this.retrier = retrier;
-            this.execution = execution;
-            this.context = context;
-            this.scheduler = scheduler;
+        // The whenComplete callback is registered for its effect and throws nothing: its future is not needed.
+        @SuppressWarnings("FutureReturnValueIgnored")
+        void start(Operation operation, CallContext context) {
+            CompletableFuture<Object> started = ReactorRetry.this.loop.call(operation, context, this);
+            this.outcome = started;
+            started.whenComplete((result, failure) -> {
+                // Cancelled with the subscription: nobody is left to signal it to.
+                if (failure != null && !this.cancelled) {
+                    this.next.completeExceptionally(failure);
+                }
+            });
         }
 
-        void succeeded() {
+        @Override
+        public void attempt(AsyncRetry.Attempt<Object> attempt) {
+            this.current = attempt;
+            this.next.complete(null);
+        }
+
+        /** Emits when the loop makes its first attempt, after a cool-down if one is in force. */
+        Mono<Long> firstAttempt() {
+            return nextAttempt(this.next);
+        }
+
+        /** Tells of the success that a value, or a completion without any, stands for, if it is the first. */
+        void succeeded(@Nullable Object valueOrNull) {
             if (!this.settled) {
                 // Set first: an Error a listener throws must pass through as it is, not count as a failed attempt.
                 this.settled = true;
-                this.execution.succeeded();
+                // The loop's result is not read: the value reaches the subscriber through the source.
+                Objects.requireNonNull(this.current).succeeded(NEXT);
             }
         }
 
@@ -275,7 +264,7 @@ public final class ReactorRetry {
          */
         <T> void succeeded(T element, SynchronousSink<T> sink) {
             try {
-                succeeded();
+                succeeded(element);
             }
             catch (Error ex) {
                 Operators.onDiscard(element, Context.of(sink.contextView()));
@@ -284,74 +273,42 @@ public final class ReactorRetry {
             sink.next(element);
         }
 
-        /**
-         * Ends the observation of the attempt in flight, if any, when the subscription is cancelled:
-         * that attempt will never tell its outcome.
-         */
-        void subscriptionCancelled() {
-            this.execution.abandoned(new CancellationException("The subscription was cancelled"));
+        /** Ends the call when the subscription is cancelled: a wait ends, the attempt in flight is abandoned. */
+        void cancel() {
+            this.cancelled = true;
+            CompletableFuture<Object> started = this.outcome;
+            if (started != null) {
+                started.cancel(true);
+            }
         }
 
         Retry retry() {
             return Retry.from((signals) -> signals.concatMap((signal) -> afterFailure(signal.failure())));
         }
 
-        /** Decides after a failed attempt: an error that ends the call, or the wait before the next attempt. */
+        /** Tells the loop of a failed attempt: emits when it makes the next one, fails when it gives up. */
         private Mono<Long> afterFailure(Throwable thrown) {
-            // An established stream's failure, an Error, a checked exception: not a failed attempt to retry.
-            if (this.settled || !(thrown instanceof RuntimeException failure)) {
-                // The observation of an attempt that ended so, if any, is ended too.
-                this.execution.abandoned(thrown);
+            // An established stream's failure: not a failed attempt; it passes through untouched.
+            if (this.settled) {
                 return Mono.error(thrown);
             }
-            RetryExecution.Decision decision = this.execution.failed(failure);
-            if (!decision.isRetry()) {
-                return Mono.error(decision.failure());
-            }
-            // Whichever ends the wait first begins the next attempt, which fails if the context is done
-            // or the application is shutting down; a cool-down in force then delays it further.
-            return endOfWait(decision.delay()).flatMap((tick) -> {
-                this.execution.beginNextAttempt();
-                return cooldown().thenReturn(tick);
-            });
+            CompletableFuture<@Nullable Void> after = new CompletableFuture<>();
+            this.next = after;
+            Objects.requireNonNull(this.current).failed(thrown);
+            return nextAttempt(after);
         }
 
-        /**
-         * Waits out the cool-down in force before an attempt, if any, as long as it lasts; fails as
-         * the execution says when the deadline would pass during it, or the call is given up during it.
-         */
-        Mono<Void> cooldown() {
-            return Mono.defer(() -> {
-                Duration cooldown = this.execution.cooldownBeforeAttempt();
-                if (cooldown.isZero()) {
-                    return Mono.empty();
+        // The whenComplete callback signals the sink and throws nothing: its future is not needed.
+        @SuppressWarnings("FutureReturnValueIgnored")
+        private Mono<Long> nextAttempt(CompletableFuture<@Nullable Void> attempt) {
+            return Mono.create((sink) -> attempt.whenComplete((ignored, failure) -> {
+                if (failure != null) {
+                    sink.error(failure);
                 }
-                return endOfWait(cooldown).then(Mono.fromRunnable(this.execution::endCooldownWait)).then(cooldown());
-            });
-        }
-
-        /** Emits when the delay has passed, the context is cancelled or the application shuts down. */
-        private Mono<Long> endOfWait(Duration delay) {
-            Mono<Long> timer = Mono.delay(Duration.ofNanos(Durations.toWaitNanos(delay)), this.scheduler);
-            Optional<ShutdownSignal> shutdown = this.retrier.shutdownSignal();
-            return shutdown.isPresent() ? Mono.firstWithSignal(timer, cancelled(), shutDown(shutdown.get()))
-                    : Mono.firstWithSignal(timer, cancelled());
-        }
-
-        /** Emits once the application shuts down; withdraws its registration when the wait ends either way. */
-        private static Mono<Long> shutDown(ShutdownSignal signal) {
-            return Mono.create((sink) -> {
-                CallContext.Registration registration = signal.onShutDown(() -> sink.success(CANCELLED));
-                sink.onDispose(registration::close);
-            });
-        }
-
-        /** Emits once the context is cancelled; withdraws its registration when the wait ends either way. */
-        private Mono<Long> cancelled() {
-            return Mono.create((sink) -> {
-                CallContext.Registration registration = this.context.onCancel(() -> sink.success(CANCELLED));
-                sink.onDispose(registration::close);
-            });
+                else {
+                    sink.success(NEXT);
+                }
+            }));
         }
     }
 }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts the events of retrying clients in Micrometer meters, every counter the registry's own
@@ -59,7 +60,14 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
     private final MeterRegistry registry;
 
-    private final ConcurrentMap<String, ClientMeters> clients = new ConcurrentHashMap<>();
+    /** Every client's meters, shared with the listeners {@link #forClient} gives. */
+    private final ConcurrentMap<String, ClientMeters> clients;
+
+    /** The client whose meters this listener holds, or {@code null} for the shared listener. */
+    private final @Nullable String client;
+
+    /** That client's meters, resolved once; {@code null} with {@link #client}. */
+    private final @Nullable ClientMeters clientMeters;
 
     /**
      * Creates the listener and registers at zero, for both operations of each named client, its
@@ -72,9 +80,19 @@ public final class MeterRetryListener implements PerClientRetryListener {
      */
     public MeterRetryListener(MeterRegistry registry, Iterable<String> clientNames) {
         this.registry = registry;
+        this.clients = new ConcurrentHashMap<>();
+        this.client = null;
+        this.clientMeters = null;
         for (String client : clientNames) {
             meters(client);
         }
+    }
+
+    private MeterRetryListener(MeterRetryListener all, String client) {
+        this.registry = all.registry;
+        this.clients = all.clients;
+        this.client = client;
+        this.clientMeters = meters(client);
     }
 
     /**
@@ -89,7 +107,7 @@ public final class MeterRetryListener implements PerClientRetryListener {
      */
     @Override
     public RetryListener forClient(String client) {
-        return new ClientListener(client, meters(Objects.requireNonNull(client, "client must not be null")), this);
+        return new MeterRetryListener(this, Objects.requireNonNull(client, "client must not be null"));
     }
 
     /**
@@ -145,7 +163,15 @@ public final class MeterRetryListener implements PerClientRetryListener {
         cooldownSet(this.registry, event.client(), event.reason()).increment();
     }
 
+    /**
+     * The meters of an event's client: this listener's own when it is that client's (the very name its
+     * client reports, so that {@code equals} ends at {@code ==}), else looked up, for the shared listener
+     * or a client renamed by a customizer.
+     */
     private ClientMeters meters(String client) {
+        if (this.clientMeters != null && client.equals(this.client)) {
+            return this.clientMeters;
+        }
         // get() first: computeIfAbsent would allocate its capturing lambda on every event.
         ClientMeters meters = this.clients.get(client);
         return (meters != null) ? meters
@@ -205,68 +231,15 @@ public final class MeterRetryListener implements PerClientRetryListener {
     }
 
     /**
-     * Describes the listener by the class of its registry.
+     * Describes the listener by the class of its registry, and the client it was given for, if any.
      *
-     * @return {@code MeterRetryListener[<registry class>]}
+     * @return {@code MeterRetryListener[<registry class>]}, or
+     *     {@code MeterRetryListener[<registry class>, client=<name>]} for a {@link #forClient} listener
      */
     @Override
     public String toString() {
-        return "MeterRetryListener[" + this.registry.getClass().getSimpleName() + "]";
-    }
-
-    /**
-     * The listener of one client: its meters resolved once; an event of another client's name (a
-     * client renamed by a customizer) goes through the shared listener's lookup.
-     */
-    private static final class ClientListener implements RetryListener {
-
-        /** The very name its client reports, so that {@code equals} ends at {@code ==}. */
-        private final String client;
-
-        private final ClientMeters meters;
-
-        private final MeterRetryListener all;
-
-        ClientListener(String client, ClientMeters meters, MeterRetryListener all) {
-            this.client = client;
-            this.meters = meters;
-            this.all = all;
-        }
-
-        @Override
-        public void attemptFinished(AttemptEvent event) {
-            metersOf(event.client()).attemptFinished(event);
-        }
-
-        @Override
-        public void retryScheduled(AttemptEvent failed, Duration delay) {
-            metersOf(failed.client()).retryScheduled(failed, delay);
-        }
-
-        @Override
-        public void exhausted(AttemptEvent last, ExhaustedException exception) {
-            metersOf(last.client()).exhausted(last, exception);
-        }
-
-        @Override
-        public void attemptDelayed(CooldownEvent event) {
-            this.all.attemptDelayed(event);
-        }
-
-        @Override
-        public void cooldownSet(CooldownSetEvent event) {
-            this.all.cooldownSet(event);
-        }
-
-        private ClientMeters metersOf(String client) {
-            return this.client.equals(client) ? this.meters : this.all.meters(client);
-        }
-
-        @Override
-        public String toString() {
-            return "MeterRetryListener[" + this.all.registry.getClass().getSimpleName() + ", client=" + this.client
-                    + "]";
-        }
+        return "MeterRetryListener[" + this.registry.getClass().getSimpleName()
+                + ((this.client != null) ? ", client=" + this.client : "") + "]";
     }
 
     /** The {@code outcome} and {@code error} tags of an attempt. */
