@@ -7,7 +7,6 @@ import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.RetryExecution;
 import dev.inference.retry.ShutdownSignal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -152,17 +151,6 @@ public final class RetryingExchanges<R> {
 
     SdkHttp<R> sdk() {
         return this.sdk;
-    }
-
-    /** Tells the execution of a failed attempt; an Error from a listener still closes the response. */
-    RetryExecution.Decision decide(RetryExecution execution, Outcome<R> outcome) {
-        try {
-            return execution.failed(Objects.requireNonNull(outcome.failure()));
-        }
-        catch (Error ex) {
-            discard(outcome);
-            throw ex;
-        }
     }
 
     private Outcome<R> attemptBlocking(Object request, Operation operation, Function<Object, R> transport,
