@@ -63,6 +63,8 @@ public final class Retrier {
     /** Where the release of a cool-down's calls is drawn from, or {@code null} for the thread's. */
     private final @Nullable RandomGenerator random;
 
+    private final Timeouts timeouts;
+
     /** The events of a first attempt that succeeded, one per operation: the same for every call. */
     private final AttemptEvent firstInvokeSucceeded;
 
@@ -84,6 +86,7 @@ public final class Retrier {
         this.readsRateLimits = builder.cooldownStore != null && builder.honourRateLimits;
         this.releaseSpread = builder.releaseSpread;
         this.random = builder.random;
+        this.timeouts = builder.timeouts;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
     }
@@ -259,6 +262,15 @@ public final class Retrier {
         return this.releaseSpread;
     }
 
+    /**
+     * Returns the timeouts the calls of this retrier act on.
+     *
+     * @return the timeouts; {@link Timeouts#none()} unless set
+     */
+    public Timeouts timeouts() {
+        return this.timeouts;
+    }
+
     void coolDown(Duration duration, CooldownReason reason) {
         if (this.cooldownStore != null && !duration.isNegative() && !duration.isZero()) {
             Duration capped = (duration.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : duration;
@@ -355,6 +367,8 @@ public final class Retrier {
         private boolean honourRateLimits = true;
 
         private Duration releaseSpread = Duration.ZERO;
+
+        private Timeouts timeouts = Timeouts.none();
 
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -486,6 +500,20 @@ public final class Retrier {
                         "must be zero or positive, and at most " + Backoff.RETRY_AFTER_CAP);
             }
             this.releaseSpread = spread;
+            return this;
+        }
+
+        /**
+         * Sets the timeouts that the calls act on: an attempt that runs past its timeout is abandoned
+         * and retried, a stream silent past its idle timeout ends (see {@link Timeouts}). By default
+         * {@link Timeouts#none()}.
+         *
+         * @param timeouts the timeouts, valid by construction
+         * @return this builder
+         * @throws NullPointerException if {@code timeouts} is {@code null}
+         */
+        public Builder timeouts(Timeouts timeouts) {
+            this.timeouts = Objects.requireNonNull(timeouts, "timeouts must not be null");
             return this;
         }
 
