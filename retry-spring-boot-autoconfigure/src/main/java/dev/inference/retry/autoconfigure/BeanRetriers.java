@@ -9,7 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * Gives the {@link Retrier} of a bean of a {@link RetriedBeanType}, such as a Spring AI chat model,
  * configured by {@code inference.retry.*} exactly as an {@code InferenceClient} bean of the same name
  * would be: its validated policy, every {@link dev.inference.retry.RetryListener} bean (so the meters
- * count it under the bean's name), and every {@link RetryClientBuilderCustomizer} bean (the retry
+ * count it under the bean's name), and every {@link RetrierCustomizer} bean (the retry
  * budget, the shared cool-down, the shutdown signal and the observations among them): the same
  * assembly that gives a wrapped {@code InferenceClient} bean its retrier. Trap: the retrier's
  * {@linkplain Retrier.Builder#sleeper sleeper} is used only by the integration's calls that block

@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Conditional;
  * is declared as one or as a plain {@code InferenceClient}, eager or {@code @Lazy}: see
  * {@link RetriedClients} for how that is told without making lazy beans that need not be made.
  * Every {@link RetryListener} bean is attached to every retrying client's
- * {@link dev.inference.retry.Retrier}, and every {@link RetryClientBuilderCustomizer} bean then
+ * {@link dev.inference.retry.Retrier}, and every {@link RetrierCustomizer} bean then
  * customizes the retrier's builder. Beans of the other types
  * declared as {@link RetriedBeanType} beans (Spring AI's chat models, by the starter's Spring AI
  * module) are validated the same way, and get their retrier from {@link BeanRetriers}.
@@ -37,7 +37,7 @@ public final class InferenceRetryAutoConfiguration {
 
     @Bean
     static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers) {
         return new InferenceClientRetryPostProcessor(clients, new RetryingBeanAssembly(listeners, customizers));
     }
 
@@ -49,7 +49,7 @@ public final class InferenceRetryAutoConfiguration {
 
     @Bean
     BeanRetriers inferenceRetryBeanRetriers(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers) {
         return new BeanRetriers(clients, new RetryingBeanAssembly(listeners, customizers));
     }
 

@@ -43,12 +43,12 @@ public final class InferenceRetryProtectionAutoConfiguration {
     private static final String STORE = "inference.retry.cooldown.store";
 
     @Bean
-    RetryClientBuilderCustomizer inferenceRetryBudgetCustomizer(RetriedClients clients) {
+    RetrierCustomizer inferenceRetryBudgetCustomizer(RetriedClients clients) {
         return (beanName, builder) -> clients.budgetFor(beanName).ifPresent(builder::budget);
     }
 
     @Bean
-    RetryClientBuilderCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
+    RetrierCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
             ObjectProvider<CooldownStore> store, InferenceRetryProperties properties) {
         boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
         Duration releaseSpread = properties.getCooldown().getReleaseSpread();

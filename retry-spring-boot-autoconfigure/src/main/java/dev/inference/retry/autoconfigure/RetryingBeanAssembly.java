@@ -8,7 +8,7 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * Builds the retrier of a bean the way every retried bean gets it: named after the bean, with every
  * {@link RetryListener} bean (of a {@link PerClientRetryListener}, the listener it gives for the
- * bean's name), then customized by every {@link RetryClientBuilderCustomizer} bean, both in order. The
+ * bean's name), then customized by every {@link RetrierCustomizer} bean, both in order. The
  * one place where a bean's retry is assembled, for {@code InferenceClient} beans and for the beans of
  * every other {@link RetriedBeanType} alike.
  */
@@ -16,10 +16,10 @@ final class RetryingBeanAssembly {
 
     private final ObjectProvider<RetryListener> listeners;
 
-    private final ObjectProvider<RetryClientBuilderCustomizer> customizers;
+    private final ObjectProvider<RetrierCustomizer> customizers;
 
     RetryingBeanAssembly(ObjectProvider<RetryListener> listeners,
-            ObjectProvider<RetryClientBuilderCustomizer> customizers) {
+            ObjectProvider<RetrierCustomizer> customizers) {
         this.listeners = listeners;
         this.customizers = customizers;
     }

@@ -15,7 +15,7 @@ import dev.inference.retry.Retrier;
  * is how a caller that blocks waits; an integration that schedules its waits on a timer ignores it.
  */
 @FunctionalInterface
-public interface RetryClientBuilderCustomizer {
+public interface RetrierCustomizer {
 
     /**
      * Customizes the builder of one bean's retrier.
