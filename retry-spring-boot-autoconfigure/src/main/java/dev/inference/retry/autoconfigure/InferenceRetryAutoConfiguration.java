@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
 import org.springframework.beans.factory.ObjectProvider;
@@ -36,9 +37,8 @@ import org.springframework.context.annotation.Conditional;
 public final class InferenceRetryAutoConfiguration {
 
     @Bean
-    static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers) {
-        return new InferenceClientRetryPostProcessor(clients, new RetryingBeanAssembly(listeners, customizers));
+    static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<BeanRetriers> retriers) {
+        return new InferenceClientRetryPostProcessor(retriers);
     }
 
     @Bean
@@ -49,8 +49,9 @@ public final class InferenceRetryAutoConfiguration {
 
     @Bean
     BeanRetriers inferenceRetryBeanRetriers(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers) {
-        return new BeanRetriers(clients, new RetryingBeanAssembly(listeners, customizers));
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers,
+            ObjectProvider<CooldownStore> cooldownStore) {
+        return new BeanRetriers(clients, listeners, customizers, cooldownStore);
     }
 
     /** Validates at startup even when beans are lazily initialised by default. */

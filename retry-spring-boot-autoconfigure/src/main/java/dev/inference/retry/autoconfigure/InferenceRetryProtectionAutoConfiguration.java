@@ -3,7 +3,6 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
-import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -41,22 +40,6 @@ import org.springframework.util.StringUtils;
 public final class InferenceRetryProtectionAutoConfiguration {
 
     private static final String STORE = "inference.retry.cooldown.store";
-
-    @Bean
-    RetrierCustomizer inferenceRetryBudgetCustomizer(RetriedClients clients) {
-        return (beanName, builder) -> clients.budgetFor(beanName).ifPresent(builder::budget);
-    }
-
-    @Bean
-    RetrierCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
-            ObjectProvider<CooldownStore> store, InferenceRetryProperties properties) {
-        boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
-        Duration releaseSpread = properties.getCooldown().getReleaseSpread();
-        return (beanName, builder) -> store.ifAvailable((available) -> builder
-            .cooldown(available, clients.cooldownKeyFor(beanName))
-            .honourRateLimits(rateLimitHeaders)
-            .cooldownReleaseSpread((releaseSpread != null) ? releaseSpread : Duration.ZERO));
-    }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = STORE, havingValue = "local")
