@@ -332,9 +332,9 @@ final class RetriedClients implements SmartInitializingSingleton {
     }
 
     /**
-     * Returns every retried client: those the application context holds (read from the client
-     * itself), and the beans still to be made that will be retried, read from the snapshot. A bean
-     * declared as a {@code RetryClient} is listed once it is made, as its policy is known only then.
+     * Returns every retried client as the snapshot describes it, under the name its retrier reports
+     * once it is made, and the beans whose object is a {@code RetryClient} of their own, read from the
+     * client itself once it is made (its policy is known only then).
      *
      * @return an unmodifiable map from bean name to client, in bean registration order, then the
      *     beans found later in the order they were made
@@ -349,15 +349,12 @@ final class RetriedClients implements SmartInitializingSingleton {
         names.addAll(made.keySet());
         Map<String, Retrying> clients = new LinkedHashMap<>();
         for (String name : names) {
-            Retrying retrying = made.get(name);
-            if (retrying == null) {
-                retrying = snapshot.of(name)
-                    .map((bean) -> new Retrying(name, bean.policy(), budgetFor(bean).orElse(null), bean.cooldownKey()))
-                    .orElse(null);
-            }
-            if (retrying != null) {
-                clients.put(name, retrying);
-            }
+            Retrying retrier = made.get(name);
+            snapshot.of(name)
+                .map((bean) -> new Retrying((retrier != null) ? retrier.name() : name, bean.policy(),
+                        budgetFor(bean).orElse(null), bean.cooldownKey()))
+                .or(() -> Optional.ofNullable(retrier))
+                .ifPresent((client) -> clients.put(name, client));
         }
         return Collections.unmodifiableMap(clients);
     }
