@@ -62,8 +62,8 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
         Budget budget = budget(beanName, clientPrefix, client, properties);
         String cooldownKey = cooldownKey(beanName, clientPrefix, client, properties);
         Duration spread = releaseSpread(beanName, properties);
-        return new BeanRetrySettings(beanName, policy, budget, cooldownKey, properties.getCooldown().isRateLimitHeaders(),
-                spread);
+        boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
+        return new BeanRetrySettings(beanName, policy, budget, cooldownKey, rateLimitHeaders, spread);
     }
 
     private static @Nullable Budget budget(String beanName, String clientPrefix,

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
@@ -28,18 +29,17 @@ final class ClientEntries {
     }
 
     /**
-     * Matches every entry to the bean it names.
+     * Checks that every entry names exactly one bean, and that two entries naming one bean set it alike.
      *
      * @param properties the bound properties
      * @param beans the names of the beans an entry may name, in the order they were found
      * @param ofUnknownType whether an entry may name a bean whose type is still unknown (the product
      *     of a raw {@code FactoryBean}): such an entry is left unmatched, not refused
      * @param kinds what the beans are, for messages, such as {@code "InferenceClient or ChatModel"}
-     * @return the key of the entry that configures each bean that has one, keyed by bean name
      * @throws InvalidRetryPropertyException for the first entry that names no bean or several, or that
      *     sets a bean differently from another entry naming it
      */
-    static Map<String, String> match(InferenceRetryProperties properties, Collection<String> beans,
+    static void validate(InferenceRetryProperties properties, Collection<String> beans,
             Predicate<String> ofUnknownType, String kinds) {
         Map<String, String> matched = new LinkedHashMap<>();
         for (String key : properties.getClients().keySet()) {
@@ -59,22 +59,25 @@ final class ClientEntries {
             if (other != null && !sameSettings(properties, bean, other, key)) {
                 throw InvalidRetryPropertyException.conflictingClients(bean, PREFIX + other, property);
             }
+            // Of two entries that set the bean alike, the one written as the bean is named is reported.
             if (other == null || key.equals(bean)) {
                 matched.put(bean, key);
             }
         }
-        return matched;
     }
 
     /**
-     * Finds the entry that names a bean, for a bean that was not known when the entries were matched.
+     * Finds the entry that configures a bean: the one written as the bean is named, else the first that
+     * names it.
      *
      * @param properties the bound properties
      * @param beanName the bean's name
-     * @return the key of the first entry that names it, or empty
+     * @return the entry's key, or empty when no entry names the bean
      */
     static Optional<String> entryFor(InferenceRetryProperties properties, String beanName) {
-        return properties.getClients().keySet().stream().filter((key) -> sameName(key, beanName)).findFirst();
+        Set<String> keys = properties.getClients().keySet();
+        return keys.contains(beanName) ? Optional.of(beanName)
+                : keys.stream().filter((key) -> sameName(key, beanName)).findFirst();
     }
 
     /** Whether two names are the same to Spring Boot's relaxed binding. */

@@ -49,9 +49,6 @@ final class RetriedClients implements SmartInitializingSingleton {
     /** Every bean of a retried type found at startup, retried or not, in the order found. */
     private final List<String> found = new CopyOnWriteArrayList<>();
 
-    /** The key of the entry under {@code inference.retry.clients} that configures each bean that has one. */
-    private volatile Map<String, String> entries = Map.of();
-
     /** The settings of every bean to retry; replaced whole, never changed in place. */
     private volatile RetrySettings settings = RetrySettings.empty();
 
@@ -93,7 +90,7 @@ final class RetriedClients implements SmartInitializingSingleton {
             .filter((name) -> !names.contains(name))
             .forEach(names::add));
         clients.found.addAll(names);
-        clients.matchClientEntries(false);
+        clients.validateClientEntries(false);
         names.forEach(clients::resolveFound);
         return clients;
     }
@@ -125,25 +122,21 @@ final class RetriedClients implements SmartInitializingSingleton {
     }
 
     /**
-     * Matches every entry under {@code inference.retry.clients} to a bean found or left alone.
+     * Checks that every entry under {@code inference.retry.clients} names a bean found or left alone.
      *
      * @param allowFactoryBeanInit whether a {@code FactoryBean} may be made to tell its product's type
      */
-    private void matchClientEntries(boolean allowFactoryBeanInit) {
+    private void validateClientEntries(boolean allowFactoryBeanInit) {
         Set<String> known = new LinkedHashSet<>(this.found);
-        this.types.stream().filter((type) -> !type.isRetried()).forEach((type) -> known.addAll(beanNamesOf(type.type())));
-        this.entries = Map.copyOf(ClientEntries.match(this.properties, known,
-                (entry) -> isOfUnknownType(entry, allowFactoryBeanInit), kinds()));
-    }
-
-    /** Returns the key of the entry that configures a bean, matched now when the bean was not found at startup. */
-    private Optional<String> entryFor(String beanName) {
-        String entry = this.entries.get(beanName);
-        return (entry != null) ? Optional.of(entry) : ClientEntries.entryFor(this.properties, beanName);
+        this.types.stream()
+            .filter((type) -> !type.isRetried())
+            .forEach((type) -> known.addAll(beanNamesOf(type.type())));
+        ClientEntries.validate(this.properties, known,
+                (entry) -> isOfUnknownType(entry, allowFactoryBeanInit), kinds());
     }
 
     private boolean isEnabled(String beanName) {
-        return entryFor(beanName).map(this.properties.getClients()::get)
+        return ClientEntries.entryFor(this.properties, beanName).map(this.properties.getClients()::get)
             .map(InferenceRetryProperties.Client::isEnabled)
             .orElse(true);
     }
@@ -152,7 +145,8 @@ final class RetriedClients implements SmartInitializingSingleton {
     private BeanRetrySettings resolveSettings(String beanName) {
         BeanRetrySettings resolved;
         try {
-            resolved = BeanRetrySettings.resolve(beanName, entryFor(beanName).orElse(null), this.properties);
+            String entry = ClientEntries.entryFor(this.properties, beanName).orElse(null);
+            resolved = BeanRetrySettings.resolve(beanName, entry, this.properties);
         }
         catch (InvalidRetryPropertyException ex) {
             throw ex.ofKind(kindOf(beanName));
@@ -247,7 +241,7 @@ final class RetriedClients implements SmartInitializingSingleton {
             }
         }
         this.found.addAll(factoryMade);
-        matchClientEntries(true);
+        validateClientEntries(true);
         factoryMade.forEach(this::resolveFound);
         for (String name : this.found) {
             if (this.unresolved.containsKey(name) && !this.made.containsKey(name)) {
