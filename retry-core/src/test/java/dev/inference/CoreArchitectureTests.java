@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code retry-core} is plain Java: nothing in it imports Spring, Micrometer or Reactor, and it
- * depends on nothing but the JDK and JSpecify.
+ * depends on nothing but the JDK and JSpecify; in particular never on the modules built on it, such as
+ * the Redis cool-down store's.
  */
 class CoreArchitectureTests {
 
@@ -48,6 +49,11 @@ class CoreArchitectureTests {
             .onlyDependOnClassesThat()
             .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2])
             .check(core);
+    }
+
+    @Test
+    void coreNeverNeedsTheRedisCooldownStoresModule() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.inference.retry.cooldown.redis..").check(core);
     }
 
     @Test

@@ -4,7 +4,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
-import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -110,7 +110,7 @@ final class ChatModelContext implements AutoCloseable {
     @ImportAutoConfiguration({ OpenAiChatAutoConfiguration.class, AnthropicChatAutoConfiguration.class,
             ToolCallingAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
             InferenceRetryProtectionAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class,
-            InferenceRetryOperationsAutoConfiguration.class, SpringAiChatModelRetriersAutoConfiguration.class,
+            InferenceRetryOperationsAutoConfiguration.class, SpringAiModelRetriersAutoConfiguration.class,
             SpringAiRetryAutoConfiguration.class })
     static class Application {
 

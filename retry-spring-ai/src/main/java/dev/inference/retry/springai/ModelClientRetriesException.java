@@ -9,7 +9,7 @@ import java.util.Locale;
  * = 12 requests). Thrown at startup, while the bean is post-processed, so the application fails to start
  * instead of running with attempts that multiply, or with the client's setting silently overridden. The
  * startup failure report names the property, its value in effect and where it was set, and the fix.
- * {@link ChatModelClientRetriesException} is the case of a chat model.
+ * One type for every kind of model ({@link #chatModel} for a chat model).
  *
  * <p>The fix is to set the client's retries to zero (the starter does so for Spring AI's
  * auto-configured models when the application leaves the setting unset), or to leave the bean's
@@ -44,6 +44,22 @@ public class ModelClientRetriesException extends InvalidRetryPropertyException {
                         + "maxRetries(0). To keep the client's own retries instead, set inference.retry.clients."
                         + beanName + ".enabled=false.");
         this.maxRetries = maxRetries;
+    }
+
+    /**
+     * Creates the exception for a chat model bean.
+     *
+     * @param beanName the chat model bean's name
+     * @param maxRetries the retries its client makes per exchange, more than zero
+     * @param property the Spring AI property that sets them for the auto-configured model, such as
+     *     {@code spring.ai.openai.chat.max-retries}
+     * @param note a sentence on how Spring AI resolves that property, ending with a space, or an empty
+     *     string
+     * @return the exception, whose report calls the bean a {@code ChatModel}
+     */
+    public static ModelClientRetriesException chatModel(String beanName, int maxRetries, String property,
+            String note) {
+        return new ModelClientRetriesException("ChatModel", beanName, maxRetries, property, note);
     }
 
     /**

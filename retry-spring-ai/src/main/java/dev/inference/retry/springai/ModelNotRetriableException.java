@@ -4,11 +4,16 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A Spring AI model bean that the application asked to retry cannot be: its provider client is not one
- * whose HTTP exchanges this module knows how to reach, or its class is one this module does not know.
- * Thrown at startup, while the bean is post-processed, so the application fails to start rather than
- * run without the retries it asked for. {@link ChatModelNotRetriableException} is the case of a chat
- * model.
+ * A Spring AI model bean that the application asked to retry cannot be, and why: its provider client is
+ * not one whose HTTP exchanges this module knows how to reach, a private member of Spring AI or of its
+ * provider SDK that a rebuild reads is not there (another version), its class cannot be proxied, or it is
+ * a model of Spring AI's own that no provider integration of this module retries.
+ *
+ * <p>The one exception for that refusal, whatever kind of model (chat, embedding) and whichever path
+ * (a rebuild beneath the bean, or the proxy above it) refused. Thrown at startup, while the bean is
+ * post-processed, so that the application fails to start rather than run without the retries it asked
+ * for; {@code ModelNotRetriableFailureAnalyzer} turns it into the startup report. The message names the
+ * bean, the reason and the properties that start the application without retrying the bean.
  */
 public class ModelNotRetriableException extends RuntimeException {
 
@@ -36,6 +41,19 @@ public class ModelNotRetriableException extends RuntimeException {
                 + ".enabled=false (or inference.retry.spring-ai.enabled=false for every Spring AI model)", cause);
         this.kind = kind;
         this.beanName = beanName;
+    }
+
+    /**
+     * Creates the exception for a chat model bean.
+     *
+     * @param beanName the chat model bean's name
+     * @param reason why it cannot be retried, as a sentence without its final full stop
+     * @param cause what the inspection of the bean threw, or {@code null}
+     * @return the exception, whose {@link #kind()} is {@code chat model}
+     * @throws NullPointerException if {@code beanName} is {@code null}
+     */
+    public static ModelNotRetriableException chatModel(String beanName, String reason, @Nullable Throwable cause) {
+        return new ModelNotRetriableException("chat model", beanName, reason, cause);
     }
 
     /**

@@ -12,7 +12,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
-import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -41,7 +41,7 @@ class ApplicationChatModelStarterTests {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
                 InferenceRetryAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class,
-                InferenceRetryEndpointAutoConfiguration.class, SpringAiChatModelRetriersAutoConfiguration.class,
+                InferenceRetryEndpointAutoConfiguration.class, SpringAiModelRetriersAutoConfiguration.class,
                 SpringAiRetryAutoConfiguration.class))
         .withBean(BEAN, RestClientChatModel.class, () -> new RestClientChatModel("http://127.0.0.1:" + provider.port()))
         .withPropertyValues("management.endpoints.web.exposure.include=inferenceretry", "inference.retry.stable-retries=0",

@@ -77,7 +77,7 @@ class ChatModelProxyRetryTests {
             .observer(this.events)
             .build();
         return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-            .withBean(ChatModelRetriers.class,
+            .withBean(ModelRetriers.class,
                     () -> (name) -> name.equals(this.retriedBean) ? Optional.of(retrier) : Optional.empty())
             .withBean(BEAN, RestClientChatModel.class,
                     () -> new RestClientChatModel("http://127.0.0.1:" + port));

@@ -90,7 +90,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void withoutSpringAi() {
-            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            new ApplicationContextRunner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withClassLoader(new FilteredClassLoader(ChatModel.class))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .run((context) -> assertThat(context).hasNotFailed()
@@ -104,7 +104,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
         }
 
         @Test
-        void withoutChatModelRetriers() {
+        void withoutModelRetriers() {
             runner().run((context) -> {
                 assertThat(context).hasNotFailed()
                     .doesNotHaveBean(RetryTimer.class)
@@ -115,7 +115,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void whenSpringAiRetriesAreSwitchedOff() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withPropertyValues("inference.retry.spring-ai.enabled=false")
                 .run((context) -> {
                     assertThat(context).hasNotFailed().doesNotHaveBean(postProcessor());
@@ -130,7 +130,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void aModelWhoseBeanHasARetrierAndStaysAnInstanceOfItsClass() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> retriers(true)).run((context) -> {
                 assertThat(context).hasNotFailed().hasSingleBean(modelClass()).hasBean(postProcessor());
                 assertThat(context.getBean(beanName())).isExactlyInstanceOf(rebuiltClass());
                 assertRetried(model(context), true);
@@ -140,7 +140,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void noModelWhoseBeanHasNoRetrier() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(false)).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> retriers(false)).run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertRetried(model(context), false);
                 assertThat(asked).containsOnlyOnce(beanName());
@@ -149,7 +149,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void theTargetOfAScopedProxyUnderTheProxysName() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withInitializer((context) -> {
                     BeanDefinitionRegistry registry = (BeanDefinitionRegistry) context;
                     RootBeanDefinition model = new RootBeanDefinition(modelClass(),
@@ -168,7 +168,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void aModelTheApplicationBuiltItself() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(beanName(), modelClass(), ChatModelRebuildContract.this::builtByTheApplication)
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -182,7 +182,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void theModelsOptions() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withPropertyValues(optionProperty("model") + "=model-test", optionProperty("temperature") + "=0.3")
                 .run((context) -> {
                     ChatOptions options = model(context).getOptions();
@@ -194,7 +194,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
         @Test
         void theModelsToolCallingManager() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> retriers(true)).run((context) -> {
                 M model = model(context);
 
                 assertThat(ReflectionTestUtils.getField(model, "toolCallingManager"))
@@ -219,7 +219,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
                 }
             });
             withProvider("", (provider) -> runnerAgainst("http://127.0.0.1:" + provider.port())
-                .withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(ObservationRegistry.class, () -> registry)
                 .withBean(ChatModelObservationConvention.class, NamedConvention::new)
                 .run((context) -> {
@@ -238,7 +238,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
     }
 
     /** Returns the retriers of the application: one for every bean, or none; each bean asked for is noted. */
-    public ChatModelRetriers retriers(boolean retried) {
+    public ModelRetriers retriers(boolean retried) {
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(50), 3, Duration.ofMillis(50)))
             .name(beanName())
             .build();
@@ -250,7 +250,7 @@ public abstract class ChatModelRebuildContract<M extends ChatModel> {
 
     /** Checks that the auto-configuration, with retriers for every bean, backs off without this class. */
     public void assertBacksOffWithout(Class<?> missing) {
-        new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> retriers(true))
+        new ApplicationContextRunner().withBean(ModelRetriers.class, () -> retriers(true))
             .withClassLoader(new FilteredClassLoader(missing))
             .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
             .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(postProcessor()));

@@ -274,7 +274,7 @@ public abstract class ChatModelRetryContract {
             .observer(this.events))
             .build();
         runner
-            .withBean(ChatModelRetriers.class,
+            .withBean(ModelRetriers.class,
                     () -> (name) -> name.equals(beanName()) ? Optional.of(retrier) : Optional.empty())
             .run((context) -> {
                 assertThat(context).hasNotFailed();

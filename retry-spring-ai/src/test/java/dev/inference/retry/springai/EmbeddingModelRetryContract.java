@@ -191,7 +191,7 @@ public abstract class EmbeddingModelRetryContract {
             .observer(this.events)
             .build();
         runnerAgainst(provider().port())
-            .withBean(ChatModelRetriers.class,
+            .withBean(ModelRetriers.class,
                     () -> (name) -> name.equals(beanName()) ? Optional.of(retrier) : Optional.empty())
             .run((context) -> {
                 assertThat(context).hasNotFailed();

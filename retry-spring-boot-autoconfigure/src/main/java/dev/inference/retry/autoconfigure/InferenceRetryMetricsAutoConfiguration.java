@@ -1,10 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.CooldownStore;
-import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -13,7 +10,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of the
@@ -59,21 +55,5 @@ public final class InferenceRetryMetricsAutoConfiguration {
                 }
             }
         };
-    }
-
-    /** Counts the failed exchanges of the Redis cool-down store, from zero. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
-    @ConditionalOnBean(RedisCooldownStore.class)
-    static class RedisCooldownStoreMetricsConfiguration {
-
-        @Bean
-        MeterBinder inferenceRetryCooldownErrors(RedisCooldownStore store) {
-            return (registry) -> FunctionCounter.builder(MeterRetryListener.COOLDOWN_ERRORS, store,
-                    RedisCooldownStore::errorCount)
-                .description("Failed exchanges of the retry cool-down store with Redis; calls went on with the "
-                        + "local copy")
-                .register(registry);
-        }
     }
 }

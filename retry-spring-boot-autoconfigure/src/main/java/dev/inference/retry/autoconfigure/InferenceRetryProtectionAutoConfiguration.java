@@ -2,7 +2,6 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
-import dev.inference.retry.autoconfigure.cooldown.RedisCooldownStore;
 import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -12,9 +11,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClas
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.util.StringUtils;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} of what
@@ -31,16 +27,18 @@ import org.springframework.util.StringUtils;
  * {@code inference.retry.cooldown.release-spread}, the calls a cool-down held are released over that
  * span after its end rather than all at once.</li>
  * </ul>
- * {@code store=redis} without Spring Data Redis on the class path, or without a
- * {@link RedisConnectionFactory} bean, fails startup with a report naming
- * {@code spring-boot-starter-data-redis}.
+ * The Redis store is made by the module {@code retry-cooldown-redis}, which the starter brings;
+ * {@code store=redis} without Spring Data Redis on the class path fails startup here with a report
+ * naming {@code spring-boot-starter-data-redis}, and without that module with one naming it.
  */
-@AutoConfiguration(after = InferenceRetryAutoConfiguration.class,
-        afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(after = InferenceRetryAutoConfiguration.class)
 @ConditionalOnBean(RetriedClients.class)
 public final class InferenceRetryProtectionAutoConfiguration {
 
     private static final String STORE = "inference.retry.cooldown.store";
+
+    /** The Redis store, named: it lives in its own module, which the starter brings and this one never needs. */
+    private static final String REDIS_STORE = "dev.inference.retry.cooldown.redis.RedisCooldownStore";
 
     @Bean
     RetryClientBuilderCustomizer inferenceRetryBudgetCustomizer(RetriedClients clients) {
@@ -70,68 +68,6 @@ public final class InferenceRetryProtectionAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = STORE, havingValue = "redis")
-    @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
-    static class RedisStoreConfiguration {
-
-        private static final String LETTUCE_CONNECTION_FACTORY =
-                "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
-
-        @Bean(destroyMethod = "close")
-        RedisCooldownStore inferenceRetryCooldownStore(ObjectProvider<RedisConnectionFactory> connectionFactory,
-                InferenceRetryProperties properties, Environment environment) {
-            RedisConnectionFactory factory = connectionFactory.getIfAvailable();
-            if (factory == null) {
-                throw new RetryStoreUnavailableException("redis", "needs a RedisConnectionFactory bean, and there is none",
-                        "Add org.springframework.boot:spring-boot-starter-data-redis and point spring.data.redis.* at "
-                                + "your Redis, or set " + STORE + "=local to share cool-downs within this instance only.");
-            }
-            if (!isLettuce(factory.getClass())) {
-                throw new RetryStoreUnavailableException("redis", "needs Spring Data Redis on Lettuce, Spring Boot's default "
-                        + "client, but the RedisConnectionFactory is a " + factory.getClass().getName() + ": the store "
-                        + "listens for other instances' cool-downs on a subscription that only Lettuce makes without "
-                        + "blocking (on Jedis it would hold the store's one thread forever, and nothing would be shared)",
-                        "Use Lettuce: leave spring.data.redis.client-type unset (or set it to lettuce) with "
-                                + "io.lettuce:lettuce-core on the class path, or set " + STORE
-                                + "=local to share cool-downs within this instance only.");
-            }
-            return RedisCooldownStore.builder(factory, namespace(properties, environment)).build();
-        }
-
-        /** Whether the factory is Lettuce's, by name: Lettuce's classes may be absent when it is not. */
-        private static boolean isLettuce(Class<?> factoryClass) {
-            for (Class<?> type = factoryClass; type != null; type = type.getSuperclass()) {
-                if (type.getName().equals(LETTUCE_CONNECTION_FACTORY)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /**
-         * Closes the Redis store when the application context begins to close, as the shutdown signal is
-         * fired. The connection factory is a lifecycle bean; stopped first, it would close the store's
-         * connections under it, so that a cool-down still being written was lost and reported as an
-         * outage of Redis. Calls that end during the shutdown still cool their key within this
-         * instance. (The bean's destroy method closes the store too, for a context destroyed without
-         * being closed; closing twice does nothing.)
-         */
-        @Bean
-        OnContextClose inferenceRetryCooldownStoreCloser(RedisCooldownStore inferenceRetryCooldownStore) {
-            return new OnContextClose(inferenceRetryCooldownStore::close);
-        }
-
-        private static String namespace(InferenceRetryProperties properties, Environment environment) {
-            String namespace = properties.getCooldown().getNamespace();
-            if (StringUtils.hasText(namespace)) {
-                return namespace;
-            }
-            String application = environment.getProperty("spring.application.name");
-            return StringUtils.hasText(application) ? application : "default";
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(name = STORE, havingValue = "redis")
     @ConditionalOnMissingClass("org.springframework.data.redis.connection.RedisConnectionFactory")
     static class MissingRedisConfiguration {
 
@@ -140,6 +76,22 @@ public final class InferenceRetryProtectionAutoConfiguration {
             throw new RetryStoreUnavailableException("redis", "needs Spring Data Redis, which is not on the class path",
                     "Add org.springframework.boot:spring-boot-starter-data-redis and point spring.data.redis.* at "
                             + "your Redis, or set " + STORE + "=local to share cool-downs within this instance only.");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = STORE, havingValue = "redis")
+    @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
+    @ConditionalOnMissingClass(REDIS_STORE)
+    static class MissingRedisStoreConfiguration {
+
+        @Bean
+        CooldownStore inferenceRetryCooldownStore() {
+            throw new RetryStoreUnavailableException("redis", "needs the module dev.inference:retry-cooldown-redis, "
+                    + "which is not on the class path",
+                    "Depend on dev.inference:retry-spring-boot-starter, which brings it, or add "
+                            + "dev.inference:retry-cooldown-redis, or set " + STORE
+                            + "=local to share cool-downs within this instance only.");
         }
     }
 }

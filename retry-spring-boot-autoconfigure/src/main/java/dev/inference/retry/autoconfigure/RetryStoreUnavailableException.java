@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * The cool-down store that {@code inference.retry.cooldown.store} asks for cannot be made: for
- * {@code redis}, Spring Data Redis is not on the class path or the application has no
- * {@code RedisConnectionFactory}.
+ * {@code redis}, Spring Data Redis or the Redis store's module ({@code retry-cooldown-redis}) is not
+ * on the class path, or the application has no Lettuce {@code RedisConnectionFactory}.
  */
 public class RetryStoreUnavailableException extends ConfigException {
 

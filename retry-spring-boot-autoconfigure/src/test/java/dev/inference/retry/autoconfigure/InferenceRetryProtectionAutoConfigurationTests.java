@@ -284,12 +284,14 @@ class InferenceRetryProtectionAutoConfigurationTests {
         }
 
         @Test
-        void failsStartupForRedisWithoutAConnectionFactory() {
+        void failsStartupForRedisWithoutTheRedisStoresModuleNamingIt() {
             runner.withPropertyValues("inference.retry.cooldown.store=redis").run((context) -> {
                 assertThat(context).hasFailed();
-                assertThat(rootCause(context)).isInstanceOfSatisfying(RetryStoreUnavailableException.class,
-                        (ex) -> assertThat(ex).hasMessage("inference.retry.cooldown.store = redis is invalid: needs a "
-                                + "RedisConnectionFactory bean, and there is none"));
+                assertThat(rootCause(context)).isInstanceOfSatisfying(RetryStoreUnavailableException.class, (ex) -> {
+                    assertThat(ex).hasMessage("inference.retry.cooldown.store = redis is invalid: needs the module "
+                            + "dev.inference:retry-cooldown-redis, which is not on the class path");
+                    assertThat(ex.action()).contains("retry-spring-boot-starter").contains("store=local");
+                });
             });
         }
     }

@@ -3,7 +3,8 @@ package dev.inference.sample.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.retry.CooldownStore;
-import dev.inference.retry.autoconfigure.cooldown.RedisServer;
+import dev.inference.retry.cooldown.redis.RedisCooldownStore;
+import dev.inference.retry.cooldown.redis.RedisServer;
 import dev.inference.sample.cluster.Cluster.Instance;
 import dev.inference.sample.cluster.RateLimitingProvider.Arrival;
 import java.time.Duration;
@@ -90,9 +91,19 @@ class SharedCooldownIntegrationTests {
         }
 
         private List<Instance> start(int count, String namespace) {
-            return cluster.start(count, instanceProperties("--inference.retry.cooldown.store=redis",
+            List<Instance> instances = cluster.start(count, instanceProperties("--inference.retry.cooldown.store=redis",
                     "--inference.retry.cooldown.namespace=" + namespace, "--spring.data.redis.host=127.0.0.1",
                     "--spring.data.redis.port=" + this.redis.port(), "--spring.data.redis.timeout=1s"));
+            // The store connects in the background once an instance has started: wait until each shares.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            for (Instance instance : instances) {
+                RedisCooldownStore store = (RedisCooldownStore) instance.cooldownStore().orElseThrow();
+                while (!store.isRedisReachable()) {
+                    assertThat(System.nanoTime() - deadline).as("%s sharing within 30 s", instance.name()).isNegative();
+                    LockSupport.parkNanos(10_000_000);
+                }
+            }
+            return instances;
         }
 
         @ParameterizedTest(name = "{0} instances")

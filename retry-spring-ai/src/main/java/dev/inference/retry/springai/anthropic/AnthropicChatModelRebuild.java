@@ -9,15 +9,14 @@ import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.internal.AnthropicInternals;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
-import dev.inference.retry.springai.support.PrivateConstructor;
-import dev.inference.retry.springai.support.PrivateField;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -29,69 +28,20 @@ import org.springframework.ai.model.tool.ToolCallingManager;
 
 /**
  * Rebuilds a {@link AnthropicChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
- * {@link Retrier} retries, keeping its class and everything else it was built with: the same options,
- * tool calling manager, observation registry and convention, and each SDK client re-optioned with its
- * transport decorated by a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}).
- * Spring AI's OkHttp transport is made again with OkHttp's own retry of a failed connection off, so that
- * each attempt is one request (see {@link #oneRequestPerCall}). The asynchronous client is also wrapped
- * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and its own
- * stream responses are read on the thread that read their first event ({@link StreamHandOff}; Spring
- * AI's model reads its raw stream on a Reactor scheduler instead).
+ * {@link Retrier} retries, keeping its class and everything else it was built with, and each SDK client
+ * re-optioned on a {@link RetryingHttpClient}, its own retries off. Spring AI's OkHttp transport is made
+ * again with OkHttp's silent retry off ({@link #oneRequestPerCall}). The asynchronous client is wrapped
+ * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and reads each
+ * stream on the thread that read its first event ({@link StreamHandOff}).
  *
- * <p>Traps: the model, the SDK's clients and Spring AI's transport expose none of this, so it is read
- * (and the transport made) by reflection; this is the one class that knows the private shape of
- * {@code AnthropicChatModel} and {@code SpringAiAnthropicHttpClient} 2.0.1 and of the Anthropic Java SDK
- * 2.52.0. A field not found (another version, or clients that are not the SDK's own) fails startup
- * with a {@link ChatModelNotRetriableException}. The transport made again shares its dispatcher with
- * Spring AI's, which the SDK closes once nothing holds the wrapper it put around it: the copy holds it.
- * A model whose clients would retry each exchange themselves is not rebuilt: a
- * {@link ChatModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY},
- * which the starter sets to {@code 0} when unset.
+ * <p>Traps: what the model, the SDK's clients and Spring AI's transport keep private is read through
+ * {@link AnthropicInternals}; a member not found (another version, or clients that are not the SDK's
+ * own) fails startup with a {@link ModelNotRetriableException}. The transport made again shares its
+ * dispatcher with Spring AI's, which the SDK closes once nothing holds the wrapper around it: the copy
+ * holds it. A model whose clients retry by themselves is not rebuilt: a
+ * {@link ModelClientRetriesException} names {@value AnthropicProvider#CLIENT_RETRIES_PROPERTY}.
  */
 final class AnthropicChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1 with the Anthropic Java SDK 2.52.0";
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(AnthropicChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(AnthropicChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(AnthropicChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    private static final PrivateField OPTIONS = new PrivateField(AnthropicClientImpl.class, "clientOptions",
-            SUPPORTED);
-
-    private static final PrivateField ASYNC_OPTIONS = new PrivateField(AnthropicClientAsyncImpl.class,
-            "clientOptions", SUPPORTED);
-
-    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
-            SUPPORTED);
-
-    private static final PrivateField CLOSING_TARGET = new PrivateField(PhantomReachableClosingHttpClient.class,
-            "httpClient", SUPPORTED);
-
-    private static final PrivateField OK_HTTP = new PrivateField(SpringAiAnthropicHttpClient.class, "okHttpClient",
-            SUPPORTED);
-
-    private static final PrivateField BACKEND = new PrivateField(SpringAiAnthropicHttpClient.class, "backend",
-            SUPPORTED);
-
-    private static final PrivateField OWNS_DISPATCHER = new PrivateField(SpringAiAnthropicHttpClient.class,
-            "ownsDispatcherExecutor", SUPPORTED);
-
-    private static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(
-            SpringAiAnthropicHttpClient.class, SUPPORTED, OkHttpClient.class, Backend.class, boolean.class);
-
-    /** Every private field this class reads. */
-    static final List<PrivateField> FIELDS = List.of(TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, OPTIONS, ASYNC_OPTIONS, TRANSPORT, CLOSING_TARGET, OK_HTTP, BACKEND,
-            OWNS_DISPATCHER);
-
-    /** Every private constructor this class calls. */
-    static final List<PrivateConstructor> CONSTRUCTORS = List.of(SPRING_AI_TRANSPORT);
 
     private AnthropicChatModelRebuild() {
     }
@@ -115,7 +65,7 @@ final class AnthropicChatModelRebuild {
      * @param model the model, as Spring AI or the application built it
      * @param beanName its bean name, for the exception
      * @return the retries in effect, {@code 0} when each exchange is one attempt
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(AnthropicChatModel model, String beanName) {
         if (isRetried(model, beanName)) {
@@ -132,29 +82,32 @@ final class AnthropicChatModelRebuild {
      * @param retrier the decisions about every exchange of the model
      * @param timer the timer of the asynchronous client's waits
      * @return a new model of the same class
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
-     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        ToolCallingManager toolCallingManager = AnthropicInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = AnthropicInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = AnthropicInternals.CHAT_OBSERVATION_CONVENTION.read(model,
+                beanName);
         Clients clients = Clients.of(model, beanName);
-        HttpClient transport = oneRequestPerCall(TRANSPORT.read(clients.options(), beanName), beanName);
-        HttpClient asyncTransport = oneRequestPerCall(TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
+        HttpClient transport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.options(), beanName),
+                beanName);
+        HttpClient asyncTransport = oneRequestPerCall(
+                AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
         if (clients.retries() > 0) {
-            throw new ChatModelClientRetriesException(beanName, clients.retries(),
+            throw ModelClientRetriesException.chatModel(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
         }
 
         StreamCalls calls = new StreamCalls();
         AnthropicClient retried = clients.client().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, transport, retrier, timer,
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, transport, retrier, timer,
                     clients.options().streamHandlerExecutor(), calls))
             .maxRetries(0));
         Executor streamHandlers = clients.asyncOptions().streamHandlerExecutor();
         AnthropicClientAsync retriedAsync = clients.clientAsync().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicFailures.HTTP, asyncTransport, retrier, timer, streamHandlers,
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, asyncTransport, retrier, timer, streamHandlers,
                     calls))
             .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
@@ -175,21 +128,21 @@ final class AnthropicChatModelRebuild {
      * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
      * @param beanName the model's bean name, for the exception
      * @return the transport to send each attempt with
-     * @throws ChatModelNotRetriableException if Spring AI's transport does not have the expected shape
+     * @throws ModelNotRetriableException if Spring AI's transport does not have the expected shape
      */
     static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
         HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
-                ? CLOSING_TARGET.read(closing, beanName) : transport;
+                ? AnthropicInternals.CLOSING_TARGET.read(closing, beanName) : transport;
         if (!(built instanceof SpringAiAnthropicHttpClient springAi)) {
             return transport;
         }
-        OkHttpClient okHttp = OK_HTTP.read(springAi, beanName);
+        OkHttpClient okHttp = AnthropicInternals.OK_HTTP.read(springAi, beanName);
         if (!okHttp.retryOnConnectionFailure()) {
             return transport;
         }
-        Backend backend = BACKEND.read(springAi, beanName);
-        boolean ownsDispatcher = OWNS_DISPATCHER.read(springAi, beanName);
-        HttpClient copy = SPRING_AI_TRANSPORT.newInstance(beanName,
+        Backend backend = AnthropicInternals.BACKEND.read(springAi, beanName);
+        boolean ownsDispatcher = AnthropicInternals.OWNS_DISPATCHER.read(springAi, beanName);
+        HttpClient copy = AnthropicInternals.SPRING_AI_TRANSPORT.newInstance(beanName,
                 okHttp.newBuilder().retryOnConnectionFailure(false).build(), backend, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
         return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
@@ -217,13 +170,13 @@ final class AnthropicChatModelRebuild {
             AnthropicClient client = model.getAnthropicClient();
             AnthropicClientAsync clientAsync = model.getAnthropicClientAsync();
             if (!(client instanceof AnthropicClientImpl) || !(clientAsync instanceof AnthropicClientAsyncImpl)) {
-                throw new ChatModelNotRetriableException(beanName, "its Anthropic clients ("
+                throw ModelNotRetriableException.chatModel(beanName, "its Anthropic clients ("
                         + client.getClass().getName() + ", " + clientAsync.getClass().getName()
                         + ") are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl, whose HTTP client "
                         + "can be decorated", null);
             }
-            return new Clients(client, clientAsync, OPTIONS.read(client, beanName), ASYNC_OPTIONS.read(clientAsync,
-                    beanName));
+            return new Clients(client, clientAsync, AnthropicInternals.CLIENT_OPTIONS.read(client, beanName),
+                    AnthropicInternals.CLIENT_ASYNC_OPTIONS.read(clientAsync, beanName));
         }
 
         /** The retries the clients make per exchange themselves: the larger of the two. */

@@ -19,8 +19,7 @@ import dev.inference.failure.NetworkException;
 import dev.inference.failure.RateLimitHeaders;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
-import dev.inference.retry.springai.exchange.SdkFailures;
-import dev.inference.retry.springai.exchange.SdkHttp;
+import dev.inference.retry.springai.exchange.StainlessFailures;
 import dev.inference.retry.springai.exchange.TypedFailures;
 import dev.inference.retry.springai.proxy.HttpClientFailureTranslator;
 import java.io.IOException;
@@ -41,10 +40,11 @@ import org.jspecify.annotations.Nullable;
  * cause is what {@link dev.inference.retry.Classification} reads; the SDK class on top is what the
  * caller finds as the cause of an {@link dev.inference.retry.ExhaustedException}.
  */
-final class AnthropicFailures implements SdkFailures<HttpResponse> {
+final class AnthropicFailures extends StainlessFailures<HttpResponse, AnthropicIoException> {
 
-    /** The Anthropic SDK's HTTP layer, with its failures built here. */
-    static final SdkHttp<HttpResponse> HTTP = new AnthropicHttp(new AnthropicFailures());
+    AnthropicFailures() {
+        super(AnthropicIoException.class, AnthropicIoException::new, RateLimitHeaders.ANTHROPIC);
+    }
 
     /** The event that reports a failure in a stream; the SDK throws an {@link SseException} for it. */
     private static final String ERROR_EVENT = "error";
@@ -73,21 +73,6 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
     }
 
     @Override
-    public RateLimitHeaders rateLimitHeaders() {
-        return RateLimitHeaders.ANTHROPIC;
-    }
-
-    @Override
-    public RuntimeException transportException(RuntimeException thrown) {
-        return (thrown instanceof AnthropicIoException io) ? networkFailure(io) : thrown;
-    }
-
-    @Override
-    public RuntimeException ioException(String message, IOException thrown) {
-        return networkFailure(new AnthropicIoException(message, thrown));
-    }
-
-    @Override
     public Optional<RuntimeException> inBandException(FirstSseEvent.Event event, HttpResponse response) {
         return inBandFailure(event, response.statusCode(), response.headers()).map(RuntimeException.class::cast);
     }
@@ -111,17 +96,6 @@ final class AnthropicFailures implements SdkFailures<HttpResponse> {
                     .cause(typed).build(),
                 (status) -> UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).body(body)
                     .cause(typed).build());
-    }
-
-    /**
-     * Returns the transport's I/O failure as the SDK threw it, with a {@link NetworkException} in its
-     * cause chain (see {@link TypedFailures#asNetworkFailure}).
-     *
-     * @param thrown what the transport threw
-     * @return the copy, which classifies as a network failure
-     */
-    static AnthropicIoException networkFailure(AnthropicIoException thrown) {
-        return TypedFailures.asNetworkFailure(thrown, AnthropicIoException::new);
     }
 
     /**

@@ -2,7 +2,7 @@ package dev.inference.retry.springai.anthropic;
 
 import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.anthropic.AnthropicChatModel;
@@ -23,7 +23,7 @@ class AnthropicRetryConfiguration {
 
     @Bean
     static ModelRetryPostProcessor<AnthropicChatModel> inferenceRetryAnthropicChatModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         return new ModelRetryPostProcessor<>(AnthropicChatModel.class, AnthropicChatModelRebuild::isRetried,
                 AnthropicChatModelRebuild::rebuild, retriers, timer);
     }

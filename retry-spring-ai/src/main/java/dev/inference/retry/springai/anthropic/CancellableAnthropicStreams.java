@@ -7,11 +7,10 @@ import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.services.async.MessageServiceAsync;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
-import java.util.Map;
-import java.util.Optional;
+import dev.inference.retry.springai.internal.AnthropicInternals;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -46,9 +45,9 @@ final class CancellableAnthropicStreams {
      * @return the wrapping client
      */
     static AnthropicClientAsync wrap(AnthropicClientAsync client, StreamCalls calls) {
-        return ForwardingProxy.of(AnthropicClientAsync.class, client, NAME, ForwardingProxy.wrappingResults(client,
-                Map.of("messages", (messages) -> messages((MessageServiceAsync) messages, calls),
-                        "withOptions", (view) -> wrap((AnthropicClientAsync) view, calls))));
+        return ForwardingProxy.along(AnthropicInternals.MESSAGE_STREAMS, client, NAME,
+                (raw, args) -> createStreaming((MessageServiceAsync.WithRawResponse) raw, (MessageCreateParams) args[0],
+                        (RequestOptions) args[1], calls));
     }
 
     /**
@@ -59,25 +58,6 @@ final class CancellableAnthropicStreams {
      */
     static boolean isWrapper(Object client) {
         return ForwardingProxy.isProxy(client);
-    }
-
-    private static MessageServiceAsync messages(MessageServiceAsync messages, StreamCalls calls) {
-        return ForwardingProxy.of(MessageServiceAsync.class, messages, NAME, ForwardingProxy.wrappingResults(messages,
-                Map.of("withRawResponse", (raw) -> raw((MessageServiceAsync.WithRawResponse) raw, calls),
-                        "withOptions", (view) -> messages((MessageServiceAsync) view, calls))));
-    }
-
-    private static MessageServiceAsync.WithRawResponse raw(MessageServiceAsync.WithRawResponse raw, StreamCalls calls) {
-        ForwardingProxy.Interception views = ForwardingProxy.wrappingResults(raw,
-                Map.of("withOptions", (view) -> raw((MessageServiceAsync.WithRawResponse) view, calls)));
-        return ForwardingProxy.of(MessageServiceAsync.WithRawResponse.class, raw, NAME, views.orElse((method, args) -> {
-            if (method.getName().equals("createStreaming") && !method.isDefault()
-                    && method.getParameterTypes()[0] == MessageCreateParams.class) {
-                return Optional.of(createStreaming(raw, (MessageCreateParams) args[0], (RequestOptions) args[1],
-                        calls));
-            }
-            return Optional.empty();
-        }));
     }
 
     // The stream response is the caller's to close, as the SDK's own; one that arrives after a cancellation

@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.autoconfigure;
 
 import dev.inference.retry.springai.ChatModelFailureTranslator;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.proxy.ChatModelProxyRetryPostProcessor;
 import org.springframework.ai.chat.model.ChatModel;
@@ -22,16 +22,16 @@ import org.springframework.context.annotation.Import;
  * {@link ChatModelProxyRetryPostProcessor}), which refuses a chat model of Spring AI's own that no
  * provider retries.
  *
- * <p>Active when Spring AI is on the class path, a {@link ChatModelRetriers} bean exists (the
+ * <p>Active when Spring AI is on the class path, a {@link ModelRetriers} bean exists (the
  * application's {@code inference.retry.*} settings provide one, see
- * {@link SpringAiChatModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
+ * {@link SpringAiModelRetriersAutoConfiguration}), and {@code inference.retry.spring-ai.enabled}
  * is not {@code false}. A provider's configuration carries its own class conditions: without the
  * provider's model on the class path, nothing of that provider is loaded.
  */
-@AutoConfiguration(after = SpringAiChatModelRetriersAutoConfiguration.class)
+@AutoConfiguration(after = SpringAiModelRetriersAutoConfiguration.class)
 @ConditionalOnClass(ChatModel.class)
 @ConditionalOnBooleanProperty(name = "inference.retry.spring-ai.enabled", matchIfMissing = true)
-@ConditionalOnBean(ChatModelRetriers.class)
+@ConditionalOnBean(ModelRetriers.class)
 @Import(SpringAiProviders.Configurations.class)
 public final class SpringAiRetryAutoConfiguration {
 
@@ -49,7 +49,7 @@ public final class SpringAiRetryAutoConfiguration {
 
         @Bean
         static ChatModelProxyRetryPostProcessor inferenceRetryChatModelProxyPostProcessor(
-                ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
+                ObjectProvider<ModelRetriers> retriers, ObjectProvider<ChatModelFailureTranslator> translators) {
             return new ChatModelProxyRetryPostProcessor(retriers, translators, SpringAiProviders.ALL);
         }
     }

@@ -29,20 +29,16 @@ import reactor.util.context.Context;
 
 /**
  * Retries the establishment of each exchange of a {@code WebClient} with the decisions of a
- * {@link Retrier}, without blocking: the innermost filter of a client whose one caller is a model's
- * {@code stream}, so its listeners hear {@link Operation#STREAM} attempts. The order of a call's
- * decisions is {@link dev.inference.retry.RetryExecution}'s.
+ * {@link Retrier} (in the order {@link dev.inference.retry.RetryExecution} owns), without blocking: the
+ * innermost filter of a client whose one caller is a model's {@code stream} ({@link Operation#STREAM}).
  *
- * <p>An attempt is one request, sent again from the same {@link ClientRequest}, and is established when
- * the first line of a successful response has arrived (the streams are JSON lines): a
- * {@link WebClientRequestException} is a network failure, and so is a body that fails before its first
- * line has arrived (signalled as the {@link WebClientResponseException} the client signals for a body
- * that failed); a status of 400 or more is an {@link HttpStatusException} (see
- * {@link TypedFailures#status}); anything else is a success, whose content goes on untouched, the bytes
- * read first included. Once content has begun, a failure is final. A permanent status is handed on as the
- * response, so {@code retrieve()} signals what it signals today; a retryable one, and a network failure,
- * carry the typed failure as their cause, and on exhaustion are the cause of the
- * {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop.
+ * <p>An attempt is one request, sent again from the same {@link ClientRequest}, established when the
+ * first line of a successful response has arrived: a {@link WebClientRequestException}, or a body that
+ * fails before that line (as a {@link WebClientResponseException}), is a network failure; a status of 400
+ * or more an {@link HttpStatusException} ({@link TypedFailures#status}). Content goes on untouched, the
+ * bytes read first included, and once it has begun a failure is final. A permanent status is handed on as
+ * the response; a retryable one carries its typed failure as its cause, and on exhaustion is the cause of
+ * the {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop.
  *
  * <p>Trap: operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
  * stream does), so a subscription can carry a {@link CallContext} ({@link #cancelledWith}) whose

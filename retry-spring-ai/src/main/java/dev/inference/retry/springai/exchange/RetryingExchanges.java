@@ -26,32 +26,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP exchanges of one provider SDK client, each retried with the decisions of a {@link Retrier}
- * (the order of a call's decisions is {@link dev.inference.retry.RetryExecution}'s): the engine behind
+ * (in the order {@link dev.inference.retry.RetryExecution} owns): the engine behind
  * {@link RetryingHttpClient}. One exchange is one request and its response.
  *
- * <p>An attempt fails on a status of 400 or more (typed by {@link TypedFailures#status}), on the SDK's
- * I/O exception, on a successful body that breaks before the attempt has read it, or, for a successful
- * stream, on an error as its first event that is not {@linkplain SdkFailures#isPreamble preamble},
- * classified by its type. The attempt reads a unary body whole ({@link UnaryBody}) and a stream only up to
- * that event ({@link FirstSseEvent}); every byte read is handed on ({@link PeekedResponse}), so the SDK
- * parses the answer as the provider sent it, and once a stream's content has begun, a failure is final.
+ * <p>An attempt fails on a status of 400 or more ({@link TypedFailures#status}), on the SDK's I/O
+ * exception, on a successful body that breaks before the attempt has read it, or on a stream whose first
+ * event that is not {@linkplain SdkFailures#isPreamble preamble} is an error. The attempt reads a unary
+ * body whole ({@link UnaryBody}) and a stream up to that event ({@link FirstSseEvent}); every byte read
+ * is handed on ({@link PeekedResponse}), and once a stream's content has begun a failure is final. With
+ * a cool-down store, each response's rate-limit headers may cool the key ({@link Retrier#rateLimited}).
+ * A permanent failure is handed over as the response itself; exhaustion throws the retrier's
+ * {@link ExhaustedException}, its cause the last failure as {@link SdkFailures} builds it.
  *
- * <p>With a cool-down store, every response's rate-limit headers (the family its {@link SdkFailures}
- * names) are read before anything else: when they say the account has no requests or tokens left, the
- * key is cooled until the reset ({@link Retrier#rateLimited}), for a success as for a failure, except a
- * used-up quota's. Without a store they are not read at all.
- *
- * <p>A permanent failure is handed over as the response itself, so that the caller gets exactly what
- * the SDK throws for it; when attempts run out, the exchange throws the retrier's
- * {@link ExhaustedException}, whose cause is the last failure as {@link SdkFailures} builds it.
- *
- * <p>Traps: {@link #execute} blocks its caller's thread during waits (an interrupt or the shutdown
- * signal ends them at once), while {@link #executeAsync} never blocks: a wait is a {@link RetryTimer}
- * task, and a successful body is read on the body reader executor, never on the transport's
- * dispatcher threads (see {@link AsyncExchange}); the SDK's client must be given
- * {@link StreamHandOff#streamHandlerExecutor} of that executor, or it reads the rest of each stream on a
- * second thread. A request whose body is not repeatable is passed through once. Thread-safe; every
- * call's state lives in the call.
+ * <p>Traps: {@link #execute} blocks its caller's thread during waits, {@link #executeAsync} never does
+ * (see {@link AsyncExchange}), and its SDK client must be given {@link StreamHandOff#streamHandlerExecutor}
+ * or it reads each stream on a second thread. A request whose body is not repeatable is sent once.
  *
  * @param <R> the SDK's HTTP response interface
  */

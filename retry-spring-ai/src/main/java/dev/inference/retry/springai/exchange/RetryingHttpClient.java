@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.Optional;

@@ -3,6 +3,11 @@ package dev.inference.retry.springai.exchange;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,33 +16,68 @@ import org.jspecify.annotations.Nullable;
  * responses, and, through the provider's {@link SdkFailures}, how that SDK throws each failure.
  *
  * <p>The SDKs declare the same HTTP types, each in its own package and sharing none: an
- * {@code HttpClient} whose {@code execute(HttpRequest, RequestOptions)} returns an
- * {@code HttpResponse}, a request with {@code headers()}, {@code body()} and {@code toBuilder()}, a
- * response with {@code statusCode()}, {@code headers()}, {@code body()} and {@code close()}. Each
- * provider's package implements this class once, with plain calls on its SDK's types: they run several
- * times on every exchange, and calls the compiler can inline cost nothing, where method handles of both
- * SDKs' methods, looked up at startup and held in fields, were a visible part of a stream's profile.
+ * {@code HttpClient} whose {@code execute(HttpRequest, RequestOptions)} returns an {@code HttpResponse},
+ * {@code Headers} with {@code values(name)}, a request with {@code headers()}, {@code body()} and
+ * {@code toBuilder()}, a response with {@code statusCode()}, {@code headers()}, {@code body()} and
+ * {@code close()}. The logic is written once, here; each provider binds it to its SDK's methods with a
+ * {@link #builder}, in plain calls the compiler inlines (method handles looked up by name were a visible
+ * part of a stream's profile, see {@code docs/benchmarks.md}).
  *
- * <p>Implementations are immutable and thread-safe, take the requests the SDK's client was given (so
- * of its request type) and throw what an SDK method throws unchanged.
+ * <p>Immutable and thread-safe. Takes the requests the SDK's client was given (so of its request type),
+ * and throws what an SDK method throws unchanged.
  *
  * @param <R> the SDK's HTTP response interface
  */
-public abstract class SdkHttp<R> {
+public final class SdkHttp<R> {
 
     private final Class<?> clientType;
 
     private final SdkFailures<R> failures;
 
-    /**
-     * Describes the HTTP layer of an SDK.
-     *
-     * @param clientType the SDK's HTTP client interface, whose {@code execute} returns an {@code R}
-     * @param failures how the SDK throws each failure
-     */
-    protected SdkHttp(Class<?> clientType, SdkFailures<R> failures) {
-        this.clientType = Objects.requireNonNull(clientType, "clientType must not be null");
+    private final BiFunction<Object, String, List<String>> requestHeader;
+
+    private final HeaderChange<Object> withRequestHeader;
+
+    private final Predicate<Object> repeatable;
+
+    private final Responses<R, ?> responses;
+
+    private final BiFunction<R, String, List<String>> responseHeader;
+
+    private final BiFunction<R, InputStream, R> withBody;
+
+    private <Q, H> SdkHttp(Builder<Q, R, H> sdk, Responses<R, H> responses, WithBodyFactory<R, H> withBody,
+            SdkFailures<R> failures) {
+        Class<Q> requestType = sdk.requestType;
+        BiFunction<H, String, List<String>> values = sdk.headerValues;
+        Function<Q, H> requestHeaders = Objects.requireNonNull(sdk.requestHeaders, "requests(...) was not given");
+        Predicate<Q> repeatable = Objects.requireNonNull(sdk.repeatable);
+        HeaderChange<Q> withRequestHeader = Objects.requireNonNull(sdk.withRequestHeader);
+        this.clientType = sdk.clientType;
         this.failures = Objects.requireNonNull(failures, "failures must not be null");
+        this.requestHeader = (request, name) -> values.apply(requestHeaders.apply(requestType.cast(request)), name);
+        this.withRequestHeader = (request, name, value) -> withRequestHeader.apply(requestType.cast(request), name,
+                value);
+        this.repeatable = (request) -> repeatable.test(requestType.cast(request));
+        this.responses = responses;
+        this.responseHeader = (response, name) -> values.apply(responses.headers().apply(response), name);
+        this.withBody = (response, body) -> withBody.make(response, body, responses);
+    }
+
+    /**
+     * Starts the binding of an SDK's HTTP types.
+     *
+     * @param <Q> the SDK's HTTP request class
+     * @param <R> the SDK's HTTP response interface
+     * @param <H> the SDK's headers class
+     * @param clientType the SDK's HTTP client interface, whose {@code execute} returns an {@code R}
+     * @param requestType the SDK's HTTP request class
+     * @param headerValues returns the values of a header, in any case, empty when there are none
+     * @return the builder
+     */
+    public static <Q, R, H> Builder<Q, R, H> builder(Class<?> clientType, Class<Q> requestType,
+            BiFunction<H, String, List<String>> headerValues) {
+        return new Builder<>(clientType, requestType, headerValues);
     }
 
     /**
@@ -53,78 +93,224 @@ public abstract class SdkHttp<R> {
         return this.failures;
     }
 
-    /**
-     * Returns the values of a request header.
-     *
-     * @param request a request of the SDK
-     * @param name the header's name, in any case
-     * @return its values; empty when the request has none
-     */
-    protected abstract List<String> requestHeader(Object request, String name);
+    /** The values of a request header; empty when the request has none. */
+    List<String> requestHeader(Object request, String name) {
+        return this.requestHeader.apply(request, name);
+    }
 
-    /**
-     * Returns a copy of a request with a header replaced or removed.
-     *
-     * @param request a request of the SDK
-     * @param name the header's name
-     * @param value its one value, or {@code null} to remove it
-     * @return the copy
-     */
-    protected abstract Object withRequestHeader(Object request, String name, @Nullable String value);
+    /** A copy of a request with a header replaced, or removed when {@code value} is {@code null}. */
+    Object withRequestHeader(Object request, String name, @Nullable String value) {
+        return this.withRequestHeader.apply(request, name, value);
+    }
 
-    /**
-     * Tells whether a request has no body, or one that can be sent again.
-     *
-     * @param request a request of the SDK
-     * @return {@code true} when the request can be sent again as it is
-     */
-    protected abstract boolean isRepeatable(Object request);
+    /** Whether a request has no body, or one that can be sent again. */
+    boolean isRepeatable(Object request) {
+        return this.repeatable.test(request);
+    }
 
-    /**
-     * Returns a response's status.
-     *
-     * @param response the response
-     * @return its status code
-     */
-    protected abstract int status(R response);
+    int status(R response) {
+        return this.responses.status().applyAsInt(response);
+    }
 
-    /**
-     * Returns the values of a response header.
-     *
-     * @param response the response
-     * @param name the header's name, in any case
-     * @return its values; empty when the response has none
-     */
-    protected abstract List<String> responseHeader(R response, String name);
+    /** The values of a response header; empty when the response has none. */
+    List<String> responseHeader(R response, String name) {
+        return this.responseHeader.apply(response, name);
+    }
 
-    /**
-     * Returns a response's body.
-     *
-     * @param response the response
-     * @return the body, as the SDK reads it
-     */
-    protected abstract InputStream body(R response);
+    /** A response's body, as the SDK reads it. */
+    InputStream body(R response) {
+        return this.responses.body().apply(response);
+    }
 
-    /**
-     * Closes a response, and its body with it.
-     *
-     * @param response the response
-     */
-    protected abstract void close(R response);
+    /** Closes a response, and its body with it. */
+    void close(R response) {
+        this.responses.close().accept(response);
+    }
 
     /**
      * Returns a response whose body is another: for a response whose body was read in part within its
-     * attempt, made whole again ({@link PeekedResponse#body}). Status and headers are the original's,
-     * and closing the response closes the original; the interface's default methods read the new body.
-     *
-     * @param response the original response
-     * @param body the body to give instead, the same stream on every call
-     * @return the response with that body
+     * attempt, made whole again ({@link PeekedResponse#body}). Status and headers are the original's, and
+     * closing the response closes the original.
      */
-    protected abstract R withBody(R response, InputStream body);
+    R withBody(R response, InputStream body) {
+        return this.withBody.apply(response, body);
+    }
 
     @Override
     public String toString() {
         return "SdkHttp[" + this.clientType.getName() + "]";
+    }
+
+    /**
+     * Binds {@link SdkHttp} to one SDK's methods.
+     *
+     * @param <Q> the SDK's HTTP request class
+     * @param <R> the SDK's HTTP response interface
+     * @param <H> the SDK's headers class
+     */
+    public static final class Builder<Q, R, H> {
+
+        private final Class<?> clientType;
+
+        private final Class<Q> requestType;
+
+        private final BiFunction<H, String, List<String>> headerValues;
+
+        private @Nullable Function<Q, H> requestHeaders;
+
+        private @Nullable Predicate<Q> repeatable;
+
+        private @Nullable HeaderChange<Q> withRequestHeader;
+
+        private Builder(Class<?> clientType, Class<Q> requestType, BiFunction<H, String, List<String>> headerValues) {
+            this.clientType = Objects.requireNonNull(clientType, "clientType must not be null");
+            this.requestType = Objects.requireNonNull(requestType, "requestType must not be null");
+            this.headerValues = Objects.requireNonNull(headerValues, "headerValues must not be null");
+        }
+
+        /**
+         * Binds the SDK's requests.
+         *
+         * @param headers returns a request's headers
+         * @param repeatable tells whether a request has no body, or one that can be sent again
+         * @param withHeader returns a copy of a request with a header replaced, or removed for a
+         *     {@code null} value
+         * @return this builder
+         */
+        public Builder<Q, R, H> requests(Function<Q, H> headers, Predicate<Q> repeatable, HeaderChange<Q> withHeader) {
+            this.requestHeaders = Objects.requireNonNull(headers, "headers must not be null");
+            this.repeatable = Objects.requireNonNull(repeatable, "repeatable must not be null");
+            this.withRequestHeader = Objects.requireNonNull(withHeader, "withHeader must not be null");
+            return this;
+        }
+
+        /**
+         * Binds the SDK's responses, and builds the SDK's HTTP layer.
+         *
+         * @param responses the response's methods
+         * @param withBody makes the SDK's response class whose body is another ({@link WithBody})
+         * @param failures how the SDK throws each failure
+         * @return the SDK's HTTP layer
+         * @throws NullPointerException if {@link #requests} was not called
+         */
+        public SdkHttp<R> build(Responses<R, H> responses, WithBodyFactory<R, H> withBody, SdkFailures<R> failures) {
+            return new SdkHttp<>(this, Objects.requireNonNull(responses, "responses must not be null"),
+                    Objects.requireNonNull(withBody, "withBody must not be null"), failures);
+        }
+    }
+
+    /**
+     * The methods of an SDK's HTTP response.
+     *
+     * @param <R> the SDK's HTTP response interface
+     * @param <H> the SDK's headers class
+     * @param status returns its status code
+     * @param headers returns its headers
+     * @param body returns its body
+     * @param close closes it, and its body with it
+     */
+    public record Responses<R, H>(ToIntFunction<R> status, Function<R, H> headers, Function<R, InputStream> body,
+            Consumer<R> close) {
+    }
+
+    /**
+     * Changes one header of a request: a copy with the header replaced, or removed.
+     *
+     * @param <Q> the SDK's HTTP request class
+     */
+    @FunctionalInterface
+    public interface HeaderChange<Q> {
+
+        /**
+         * Returns the changed copy.
+         *
+         * @param request the request
+         * @param name the header's name
+         * @param value its one value, or {@code null} to remove it
+         * @return the copy
+         */
+        Object apply(Q request, String name, @Nullable String value);
+    }
+
+    /**
+     * Makes an SDK's response class whose body is another, the original's in all else.
+     *
+     * @param <R> the SDK's HTTP response interface
+     * @param <H> the SDK's headers class
+     */
+    @FunctionalInterface
+    public interface WithBodyFactory<R, H> {
+
+        /**
+         * Makes the response.
+         *
+         * @param original the original response
+         * @param body the body to give instead, the same stream on every call
+         * @param responses the response's methods
+         * @return the response with that body
+         */
+        R make(R original, InputStream body, Responses<R, H> responses);
+    }
+
+    /**
+     * A response with another body, the original's in all else: the SDK's response class is a subclass
+     * that adds only {@code implements} its SDK's {@code HttpResponse}, whose methods these are. A class
+     * rather than a JDK proxy: the SDK calls them on every exchange, and a native image needs no hint.
+     *
+     * @param <R> the SDK's HTTP response interface
+     * @param <H> the SDK's headers class
+     */
+    public abstract static class WithBody<R, H> {
+
+        private final R original;
+
+        private final InputStream body;
+
+        private final Responses<R, H> responses;
+
+        /**
+         * Makes the response.
+         *
+         * @param original the original response
+         * @param body the body to give instead
+         * @param responses the original's methods
+         */
+        protected WithBody(R original, InputStream body, Responses<R, H> responses) {
+            this.original = original;
+            this.body = body;
+            this.responses = responses;
+        }
+
+        /**
+         * Returns the original's status.
+         *
+         * @return the status code
+         */
+        public final int statusCode() {
+            return this.responses.status().applyAsInt(this.original);
+        }
+
+        /**
+         * Returns the original's headers.
+         *
+         * @return the headers
+         */
+        public final H headers() {
+            return this.responses.headers().apply(this.original);
+        }
+
+        /**
+         * Returns the other body.
+         *
+         * @return the body, the same stream on every call
+         */
+        public final InputStream body() {
+            return this.body;
+        }
+
+        /** Closes the original, and its body with it. */
+        public final void close() {
+            this.responses.close().accept(this.original);
+        }
     }
 }

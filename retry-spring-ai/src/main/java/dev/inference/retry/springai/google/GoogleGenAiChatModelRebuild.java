@@ -8,8 +8,8 @@ import com.google.genai.types.ClientOptions;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.internal.GoogleInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,34 +32,11 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * <p>Why beneath the bean: the SDK lets its OkHttp client be given ({@code ClientOptions.customHttpClient}),
  * and only the exchange shows the error body's {@code status} and {@code RetryInfo} (the SDK's exception
  * keeps neither) and the {@code Retry-After}. Traps: the model and the SDK's client expose none of this,
- * so it is read by reflection from their private fields; this is the one class that knows the private
- * shape of {@code GoogleGenAiChatModel} 2.0.1 and of the SDK's {@code Client} 1.65.0. A field not found, a
+ * so it is read from their private fields, declared in {@link GoogleInternals}. A field not found, a
  * client in the SDK's replay mode, a bean of a subclass of the application's, or a client whose retry
- * options the application set to retry fails startup with a {@link ChatModelNotRetriableException}.
+ * options the application set to retry fails startup with a {@link ModelNotRetriableException}.
  */
 final class GoogleGenAiChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1 with the Google GenAI SDK 1.65.0";
-
-    private static final PrivateField CLIENT = new PrivateField(GoogleGenAiChatModel.class, "genAiClient",
-            SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(GoogleGenAiChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(GoogleGenAiChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(GoogleGenAiChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    private static final PrivateField API_CLIENT = new PrivateField(Client.class, "apiClient", SUPPORTED);
-
-    private static final PrivateField CLIENT_OPTIONS = new PrivateField(ApiClient.class, "clientOptions", SUPPORTED);
-
-    /** Every private field this class reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(CLIENT, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION, API_CLIENT, CLIENT_OPTIONS);
 
     /** The SDK's own retry interceptor, which its client builder adds to every OkHttp client. */
     private static final String SDK_RETRY_INTERCEPTOR = "com.google.genai.RetryInterceptor";
@@ -87,34 +64,34 @@ final class GoogleGenAiChatModelRebuild {
      * @param beanName its bean name, for the exception
      * @param retrier the decisions about every model exchange
      * @return a new model, of a subclass of the model's class
-     * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape, or
+     * @throws ModelNotRetriableException if the model or its client do not have the expected shape, or
      *     its client's retry options ask for retries
      */
     static GoogleGenAiChatModel rebuild(GoogleGenAiChatModel model, String beanName, Retrier retrier) {
         if (model.getClass() != GoogleGenAiChatModel.class) {
-            throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its class " + model.getClass().getName()
                     + " extends GoogleGenAiChatModel, and rebuilding it as a GoogleGenAiChatModel would lose what it "
                     + "adds", null);
         }
-        Client client = CLIENT.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
-        ApiClient api = API_CLIENT.read(client, beanName);
+        Client client = GoogleInternals.CHAT_CLIENT.read(model, beanName);
+        ToolCallingManager toolCallingManager = GoogleInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = GoogleInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = GoogleInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
+        ApiClient api = GoogleInternals.API_CLIENT.read(client, beanName);
         if (!(api instanceof HttpApiClient)) {
-            throw new ChatModelNotRetriableException(beanName, "its Google GenAI client's API client ("
+            throw ModelNotRetriableException.chatModel(beanName, "its Google GenAI client's API client ("
                     + api.getClass().getName() + ") is not the SDK's HttpApiClient, whose OkHttp client can be given",
                     null);
         }
         Optional<HttpRetryOptions> retryOptions = api.httpOptions().retryOptions();
         if (retryOptions.isPresent() && !retryOptions.get().attempts().equals(Optional.of(1))) {
-            throw new ChatModelNotRetriableException(beanName, "its Google GenAI client's HttpOptions.retryOptions ask "
+            throw ModelNotRetriableException.chatModel(beanName, "its Google GenAI client's HttpOptions.retryOptions ask "
                     + "for " + retryOptions.get().attempts().map(String::valueOf).orElse("the SDK's default of 5")
                     + " attempts per exchange, and each of ours would make them all: build the client with "
                     + "HttpRetryOptions.builder().attempts(1), or without retry options (the SDK's retries are then "
                     + "turned off for this model's exchanges only)", null);
         }
-        Optional<ClientOptions> clientOptions = CLIENT_OPTIONS.read(api, beanName);
+        Optional<ClientOptions> clientOptions = GoogleInternals.CLIENT_OPTIONS.read(api, beanName);
         Client retried = retriedClient(client, api, clientOptions, new RetryingGoogleGenAiInterceptor(retrier));
         GoogleGenAiChatModel rebuilt = new RetriedGoogleGenAiChatModel(retried, model.getOptions(), toolCallingManager,
                 observationRegistry);

@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.google;
 
 import com.google.genai.Client;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import okhttp3.OkHttpClient;
@@ -23,7 +23,7 @@ class GoogleRetryConfiguration {
 
     @Bean
     static ModelRetryPostProcessor<GoogleGenAiChatModel> inferenceRetryGoogleGenAiChatModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         return new ModelRetryPostProcessor<>(GoogleGenAiChatModel.class,
                 (model, beanName) -> GoogleGenAiChatModelRebuild.isRetried(model),
                 (model, beanName, retrier, unusedTimer) -> GoogleGenAiChatModelRebuild.rebuild(model, beanName,

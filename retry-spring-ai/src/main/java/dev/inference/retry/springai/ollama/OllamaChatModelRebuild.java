@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.internal.OllamaInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
@@ -21,30 +21,13 @@ import org.springframework.web.client.ResponseErrorHandler;
  * left untouched. Why beneath the bean and not a proxy: only the HTTP exchange shows the status and the
  * provider's {@code Retry-After}.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OllamaChatModel} 2.0.1. A field not found, or a
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A field not found, or a
  * bean that is a subclass of the application's (which a rebuild would lose), fails startup with a
- * {@link ChatModelNotRetriableException}. An error Ollama writes into a stream's body carries no type,
+ * {@link ModelNotRetriableException}. An error Ollama writes into a stream's body carries no type,
  * so it is never retried.
  */
 final class OllamaChatModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
-
-    private static final PrivateField CHAT_API = new PrivateField(OllamaChatModel.class, "chatApi", SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OllamaChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OllamaChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OllamaChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    /** The private fields of the model a rebuild reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(CHAT_API, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION);
 
     private OllamaChatModelRebuild() {
     }
@@ -68,19 +51,19 @@ final class OllamaChatModelRebuild {
      * @param errorHandler the handler with which the model's {@code RestClient} turns an error status into
      *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
      * @return a new model, of a subclass of the model's class
-     * @throws ChatModelNotRetriableException if the model or its client do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its client do not have the expected shape
      */
     static OllamaChatModel rebuild(OllamaChatModel model, String beanName, Retrier retrier,
             ResponseErrorHandler errorHandler) {
         if (model.getClass() != OllamaChatModel.class) {
-            throw new ChatModelNotRetriableException(beanName, "its class " + model.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its class " + model.getClass().getName()
                     + " extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose what it adds",
                     null);
         }
-        OllamaApi api = CHAT_API.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        OllamaApi api = OllamaInternals.CHAT_API.read(model, beanName);
+        ToolCallingManager toolCallingManager = OllamaInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OllamaInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OllamaInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
         OllamaChatModel rebuilt = new RetriedOllamaChatModel(RetriedOllamaApi.of(api, beanName, retrier, errorHandler),
                 model.getOptions(), toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);

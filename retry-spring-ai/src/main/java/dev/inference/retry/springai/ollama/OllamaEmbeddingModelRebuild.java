@@ -2,7 +2,7 @@ package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OllamaInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.embedding.observation.EmbeddingModelObservationConvention;
@@ -19,28 +19,13 @@ import org.springframework.web.client.ResponseErrorHandler;
  * nothing to turn off. One {@code call} is one exchange, so a batched {@code embed}, which calls once per
  * sub-batch, retries each sub-batch on its own and never sends an embedded one again.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OllamaEmbeddingModel} 2.0.1. A field not found,
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A field not found,
  * or a bean of a subclass (which a rebuild would lose), fails startup with a
  * {@link ModelNotRetriableException}. The rebuilt model pulls no model: the model it replaces did what
  * its model management asked when it was built.
  */
 final class OllamaEmbeddingModelRebuild {
-
-    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
-
-    private static final PrivateField API = new PrivateField(OllamaEmbeddingModel.class, "ollamaApi", SUPPORTED);
-
-    private static final PrivateField OPTIONS = new PrivateField(OllamaEmbeddingModel.class, "options", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OllamaEmbeddingModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OllamaEmbeddingModel.class,
-            "observationConvention", SUPPORTED);
-
-    /** The private fields of the model a rebuild reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(API, OPTIONS, OBSERVATION_REGISTRY, OBSERVATION_CONVENTION);
 
     private OllamaEmbeddingModelRebuild() {
     }
@@ -53,7 +38,7 @@ final class OllamaEmbeddingModelRebuild {
      * @return {@code true} if its exchanges are already retried
      */
     static boolean isRetried(OllamaEmbeddingModel model, String beanName) {
-        return RetriedOllamaApi.isRetried(API.read(model, beanName), beanName);
+        return RetriedOllamaApi.isRetried(OllamaInternals.EMBEDDING_API.read(model, beanName), beanName);
     }
 
     /**
@@ -74,10 +59,11 @@ final class OllamaEmbeddingModelRebuild {
                     + model.getClass().getName() + " extends OllamaEmbeddingModel, and rebuilding it as an "
                     + "OllamaEmbeddingModel would lose what it adds", null);
         }
-        OllamaApi api = API.read(model, beanName);
-        OllamaEmbeddingOptions options = OPTIONS.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        EmbeddingModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        OllamaApi api = OllamaInternals.EMBEDDING_API.read(model, beanName);
+        OllamaEmbeddingOptions options = OllamaInternals.EMBEDDING_OPTIONS.read(model, beanName);
+        ObservationRegistry observationRegistry = OllamaInternals.EMBEDDING_OBSERVATION_REGISTRY.read(model, beanName);
+        EmbeddingModelObservationConvention convention = OllamaInternals.EMBEDDING_OBSERVATION_CONVENTION
+            .read(model, beanName);
         OllamaEmbeddingModel rebuilt = OllamaEmbeddingModel.builder()
             .ollamaApi(RetriedOllamaApi.of(api, beanName, retrier, errorHandler))
             .options(options)

@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.autoconfigure.RetriedBeanType;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.ollama.OllamaChatModel;
@@ -32,7 +32,7 @@ class OllamaRetryConfiguration {
 
     @Bean
     static ModelRetryPostProcessor<OllamaChatModel> inferenceRetryOllamaChatModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
             ObjectProvider<ResponseErrorHandler> errorHandler) {
         return new ModelRetryPostProcessor<>(OllamaChatModel.class,
                 (model, beanName) -> OllamaChatModelRebuild.isRetried(model),
@@ -43,7 +43,7 @@ class OllamaRetryConfiguration {
 
     @Bean
     static ModelRetryPostProcessor<OllamaEmbeddingModel> inferenceRetryOllamaEmbeddingModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer,
             ObjectProvider<ResponseErrorHandler> errorHandler) {
         return new ModelRetryPostProcessor<>(OllamaEmbeddingModel.class, OllamaEmbeddingModelRebuild::isRetried,
                 (model, beanName, retrier, unusedTimer) -> OllamaEmbeddingModelRebuild.rebuild(model, beanName,

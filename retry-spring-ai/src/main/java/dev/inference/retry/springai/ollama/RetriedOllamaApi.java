@@ -4,7 +4,7 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryingExchangeFilter;
 import dev.inference.retry.springai.exchange.RetryingRequestInterceptor;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OllamaInternals;
 import java.net.URI;
 import java.util.List;
 import java.util.Objects;
@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.ai.ollama.api.OllamaApi;
 import org.springframework.http.client.ClientHttpResponse;
-import org.springframework.util.ClassUtils;
 import org.springframework.web.client.ResponseErrorHandler;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -24,29 +23,14 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link RetryingRequestInterceptor} for blocking calls and a {@link RetryingExchangeFilter} for streams as
  * the innermost link. The original API, a bean that the models left alone share, is left untouched.
  *
- * <p>Traps: the API exposes neither client, so they are read by reflection from its private fields; this
- * is the one class that knows the private shape of {@code OllamaApi} 2.0.1. A {@code RestClient} on
- * Apache HttpClient 5 retries by itself beneath the interceptor, so it is refused (read from the
- * client's private transport field).
+ * <p>Traps: the API exposes neither client, so they are read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A {@code RestClient} on Apache HttpClient
+ * 5 retries by itself beneath the interceptor, so it is refused (its transport read the same way).
  */
 final class RetriedOllamaApi {
 
-    private static final String SUPPORTED = "Spring AI 2.0.1's Ollama model";
-
-    private static final PrivateField REST_CLIENT = new PrivateField(OllamaApi.class, "restClient", SUPPORTED);
-
-    private static final PrivateField WEB_CLIENT = new PrivateField(OllamaApi.class, "webClient", SUPPORTED);
-
-    /** The transport of Spring's {@code RestClient}, which it exposes to no one. */
-    private static final PrivateField TRANSPORT = new PrivateField(
-            ClassUtils.resolveClassName("org.springframework.web.client.DefaultRestClient", null),
-            "clientRequestFactory", "Spring Framework 7.0's RestClient");
-
     /** Spring's transport on Apache HttpClient 5, whose default retry strategy retries 429 and 503 itself. */
     private static final String APACHE_TRANSPORT = "org.springframework.http.client.HttpComponentsClientHttpRequestFactory";
-
-    /** The private fields this class reads, for a native image's reflection hints. */
-    static final List<PrivateField> FIELDS = List.of(REST_CLIENT, WEB_CLIENT, TRANSPORT);
 
     private RetriedOllamaApi() {
     }
@@ -64,9 +48,9 @@ final class RetriedOllamaApi {
      *     {@code RestClient} sends through Apache HttpClient 5, which would retry beneath the retrier
      */
     static OllamaApi of(OllamaApi api, String beanName, Retrier retrier, ResponseErrorHandler errorHandler) {
-        RestClient restClient = REST_CLIENT.read(api, beanName);
+        RestClient restClient = OllamaInternals.API_REST_CLIENT.read(api, beanName);
         refuseARetryingTransport(restClient, beanName);
-        WebClient webClient = WEB_CLIENT.read(api, beanName);
+        WebClient webClient = OllamaInternals.API_WEB_CLIENT.read(api, beanName);
         return OllamaApi.builder()
             .baseUrl(baseUrlOf(restClient))
             .restClientBuilder(restClient.mutate().requestInterceptor(new RetryingRequestInterceptor(retrier,
@@ -84,7 +68,7 @@ final class RetriedOllamaApi {
      * @return {@code true} if its blocking calls are retried
      */
     static boolean isRetried(OllamaApi api, String beanName) {
-        RestClient restClient = REST_CLIENT.read(api, beanName);
+        RestClient restClient = OllamaInternals.API_REST_CLIENT.read(api, beanName);
         AtomicBoolean retried = new AtomicBoolean();
         restClient.mutate().requestInterceptors((interceptors) -> retried
             .set(interceptors.stream().anyMatch(RetryingRequestInterceptor.class::isInstance)));
@@ -97,7 +81,7 @@ final class RetriedOllamaApi {
      * {@code RestClient} picks it by itself whenever it is on the class path.
      */
     private static void refuseARetryingTransport(RestClient restClient, String beanName) {
-        Object transport = TRANSPORT.read(restClient, beanName);
+        Object transport = OllamaInternals.REST_CLIENT_TRANSPORT.read(restClient, beanName);
         for (Class<?> type = transport.getClass(); type != null; type = type.getSuperclass()) {
             if (APACHE_TRANSPORT.equals(type.getName())) {
                 throw new ModelNotRetriableException("model", beanName, "its OllamaApi sends through Apache "

@@ -5,14 +5,12 @@ import com.openai.core.RequestOptions;
 import com.openai.core.http.AsyncStreamResponse;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
-import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import dev.inference.client.CallContext;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
-import java.util.Map;
-import java.util.Optional;
+import dev.inference.retry.springai.internal.ForwardingProxy;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -42,9 +40,9 @@ final class CancellableStreams {
      * @return the wrapping client
      */
     static OpenAIClientAsync wrap(OpenAIClientAsync client, StreamCalls calls) {
-        return proxy(OpenAIClientAsync.class, client, ForwardingProxy.wrappingResults(client,
-                Map.of("chat", (chat) -> chat((ChatServiceAsync) chat, calls),
-                        "withOptions", (view) -> wrap((OpenAIClientAsync) view, calls))));
+        return ForwardingProxy.along(OpenAiInternals.CHAT_COMPLETION_STREAMS, client, "CancellableStreams",
+                (completions, args) -> createStreaming((ChatCompletionServiceAsync) completions,
+                        (ChatCompletionCreateParams) args[0], (RequestOptions) args[1], calls));
     }
 
     /**
@@ -55,29 +53,6 @@ final class CancellableStreams {
      */
     static boolean isWrapper(Object client) {
         return ForwardingProxy.isProxy(client);
-    }
-
-    private static ChatServiceAsync chat(ChatServiceAsync chat, StreamCalls calls) {
-        return proxy(ChatServiceAsync.class, chat, ForwardingProxy.wrappingResults(chat,
-                Map.of("completions", (completions) -> completions((ChatCompletionServiceAsync) completions, calls),
-                        "withOptions", (view) -> chat((ChatServiceAsync) view, calls))));
-    }
-
-    private static ChatCompletionServiceAsync completions(ChatCompletionServiceAsync completions, StreamCalls calls) {
-        ForwardingProxy.Interception views = ForwardingProxy.wrappingResults(completions,
-                Map.of("withOptions", (view) -> completions((ChatCompletionServiceAsync) view, calls)));
-        return proxy(ChatCompletionServiceAsync.class, completions, views.orElse((method, args) -> {
-            if (method.getName().equals("createStreaming") && !method.isDefault()
-                    && method.getParameterTypes()[0] == ChatCompletionCreateParams.class) {
-                return Optional.of(createStreaming(completions, (ChatCompletionCreateParams) args[0],
-                        (RequestOptions) args[1], calls));
-            }
-            return Optional.empty();
-        }));
-    }
-
-    private static <T> T proxy(Class<T> type, T target, ForwardingProxy.Interception interception) {
-        return ForwardingProxy.of(type, target, "CancellableStreams", interception);
     }
 
     private static AsyncStreamResponse<ChatCompletionChunk> createStreaming(ChatCompletionServiceAsync completions,

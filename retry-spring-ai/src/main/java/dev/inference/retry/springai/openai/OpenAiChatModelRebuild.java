@@ -6,11 +6,11 @@ import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.chat.observation.ChatModelObservationConvention;
@@ -25,34 +25,14 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * also wrapped by {@link CancellableStreams}, so that closing a stream ends its exchange, and reads each
  * stream on the thread that read its first event.
  *
- * <p>Traps: the model exposes none of this, so it is read by reflection from its private fields; this is
- * the one class that knows the private shape of {@code OpenAiChatModel} 2.0.1. A field not found
+ * <p>Traps: the model exposes none of this, so it is read from its private fields, declared in
+ * {@link OpenAiInternals} with the version they were read from. A field not found
  * (another version, or clients that are not the SDK's own) fails startup with a
- * {@link ChatModelNotRetriableException}. A model whose clients would
- * retry each exchange themselves is not rebuilt: a {@link ChatModelClientRetriesException} names
+ * {@link ModelNotRetriableException}. A model whose clients would
+ * retry each exchange themselves is not rebuilt: a {@link ModelClientRetriesException} names
  * {@value OpenAiProvider#CLIENT_RETRIES_PROPERTY}, which the starter sets to {@code 0} when unset.
  */
 final class OpenAiChatModelRebuild {
-
-    private static final String SUPPORTED = OpenAiClients.SUPPORTED;
-
-    private static final PrivateField CLIENT = new PrivateField(OpenAiChatModel.class, "openAiClient", SUPPORTED);
-
-    private static final PrivateField CLIENT_ASYNC = new PrivateField(OpenAiChatModel.class, "openAiClientAsync",
-            SUPPORTED);
-
-    private static final PrivateField TOOL_CALLING_MANAGER = new PrivateField(OpenAiChatModel.class,
-            "toolCallingManager", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OpenAiChatModel.class,
-            "observationRegistry", SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiChatModel.class,
-            "observationConvention", SUPPORTED);
-
-    /** Every private field of the model this class reads (the SDK clients' are {@link OpenAiClients#FIELDS}). */
-    static final List<PrivateField> FIELDS = List.of(CLIENT, CLIENT_ASYNC, TOOL_CALLING_MANAGER, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION);
 
     private OpenAiChatModelRebuild() {
     }
@@ -65,7 +45,7 @@ final class OpenAiChatModelRebuild {
      * @return {@code true} if its clients are already retried
      */
     static boolean isRetried(OpenAiChatModel model, String beanName) {
-        return CancellableStreams.isWrapper(CLIENT_ASYNC.read(model, beanName));
+        return CancellableStreams.isWrapper(OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName));
     }
 
     /**
@@ -75,11 +55,11 @@ final class OpenAiChatModelRebuild {
      * @param model the model, as Spring AI or the application built it
      * @param beanName its bean name, for the exception
      * @return the retries in effect, {@code 0} when each exchange is one attempt
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      */
     static int clientRetries(OpenAiChatModel model, String beanName) {
-        OpenAIClient client = CLIENT.read(model, beanName);
-        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.CHAT_CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
         return Math.max(OpenAiClients.options(client, beanName).maxRetries(),
                 OpenAiClients.options(clientAsync, beanName).maxRetries());
@@ -93,21 +73,21 @@ final class OpenAiChatModelRebuild {
      * @param retrier the decisions about every exchange of the model
      * @param timer the timer of the asynchronous client's waits
      * @return a new model of the same class
-     * @throws ChatModelNotRetriableException if the model or its clients do not have the expected shape
-     * @throws ChatModelClientRetriesException if the model's clients would retry each exchange themselves
+     * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
+     * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
     static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
-        OpenAIClient client = CLIENT.read(model, beanName);
-        OpenAIClientAsync clientAsync = CLIENT_ASYNC.read(model, beanName);
-        ToolCallingManager toolCallingManager = TOOL_CALLING_MANAGER.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        ChatModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.CHAT_CLIENT.read(model, beanName);
+        OpenAIClientAsync clientAsync = OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName);
+        ToolCallingManager toolCallingManager = OpenAiInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
+        ObservationRegistry observationRegistry = OpenAiInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
+        ChatModelObservationConvention convention = OpenAiInternals.CHAT_OBSERVATION_CONVENTION.read(model, beanName);
         requireSdkClients(client, clientAsync, beanName);
         ClientOptions options = OpenAiClients.options(client, beanName);
         ClientOptions asyncOptions = OpenAiClients.options(clientAsync, beanName);
         int clientRetries = Math.max(options.maxRetries(), asyncOptions.maxRetries());
         if (clientRetries > 0) {
-            throw new ChatModelClientRetriesException(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
+            throw ModelClientRetriesException.chatModel(beanName, clientRetries, OpenAiProvider.CLIENT_RETRIES_PROPERTY,
                     OpenAiClients.retriesNote(OpenAiProvider.CLIENT_RETRIES_PROPERTY));
         }
 
@@ -122,7 +102,7 @@ final class OpenAiChatModelRebuild {
 
     private static void requireSdkClients(OpenAIClient client, OpenAIClientAsync clientAsync, String beanName) {
         if (!(client instanceof OpenAIClientImpl) || !(clientAsync instanceof OpenAIClientAsyncImpl)) {
-            throw new ChatModelNotRetriableException(beanName, "its OpenAI clients (" + client.getClass().getName()
+            throw ModelNotRetriableException.chatModel(beanName, "its OpenAI clients (" + client.getClass().getName()
                     + ", " + clientAsync.getClass().getName() + ") are not the SDK's OpenAIClientImpl and "
                     + "OpenAIClientAsyncImpl, whose HTTP client can be decorated", null);
         }

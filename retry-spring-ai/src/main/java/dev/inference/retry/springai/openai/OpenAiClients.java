@@ -8,13 +8,12 @@ import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.exchange.ForwardingProxy;
+import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
-import dev.inference.retry.springai.support.PrivateConstructor;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import java.util.List;
 import java.util.concurrent.Executor;
 import okhttp3.OkHttpClient;
@@ -25,40 +24,13 @@ import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
  * options, which the SDK keeps private, and the same client re-optioned with its transport decorated by
  * a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}). Spring AI's OkHttp
  * transport is made again with OkHttp's own retry of a failed connection off, so that each attempt is
- * one request ({@link #oneRequestPerCall}). The one class that knows the private shape of the SDK's
- * clients and of Spring AI's transport.
+ * one request ({@link #oneRequestPerCall}). The private members of the SDK's clients and of Spring AI's
+ * transport it reads are declared in {@link OpenAiInternals}.
  *
  * <p>Trap: the transport made again shares its dispatcher with Spring AI's, which the SDK closes once
  * nothing holds the wrapper it put around it: the copy holds it.
  */
 final class OpenAiClients {
-
-    /** What the rebuilds of OpenAI's models know the private shape of, for their exceptions. */
-    static final String SUPPORTED = "Spring AI 2.0.1 with the OpenAI Java SDK 4.49.0";
-
-    private static final PrivateField OPTIONS = new PrivateField(OpenAIClientImpl.class, "clientOptions", SUPPORTED);
-
-    private static final PrivateField ASYNC_OPTIONS = new PrivateField(OpenAIClientAsyncImpl.class, "clientOptions",
-            SUPPORTED);
-
-    private static final PrivateField TRANSPORT = new PrivateField(ClientOptions.class, "originalHttpClient",
-            SUPPORTED);
-
-    private static final PrivateField CLOSING_TARGET = new PrivateField(PhantomReachableClosingHttpClient.class,
-            "httpClient", SUPPORTED);
-
-    private static final PrivateField OWNS_DISPATCHER = new PrivateField(SpringAiOpenAiHttpClient.class,
-            "ownsDispatcherExecutor", SUPPORTED);
-
-    private static final PrivateConstructor SPRING_AI_TRANSPORT = new PrivateConstructor(SpringAiOpenAiHttpClient.class,
-            SUPPORTED, OkHttpClient.class, boolean.class);
-
-    /** Every private field this class reads. */
-    static final List<PrivateField> FIELDS = List.of(OPTIONS, ASYNC_OPTIONS, TRANSPORT, CLOSING_TARGET,
-            OWNS_DISPATCHER);
-
-    /** Every private constructor this class calls. */
-    static final List<PrivateConstructor> CONSTRUCTORS = List.of(SPRING_AI_TRANSPORT);
 
     private OpenAiClients() {
     }
@@ -72,7 +44,7 @@ final class OpenAiClients {
      * @throws dev.inference.retry.springai.ModelNotRetriableException if they cannot be read
      */
     static ClientOptions options(OpenAIClient client, String beanName) {
-        return OPTIONS.read(client, beanName);
+        return OpenAiInternals.CLIENT_OPTIONS.read(client, beanName);
     }
 
     /**
@@ -84,7 +56,7 @@ final class OpenAiClients {
      * @throws dev.inference.retry.springai.ModelNotRetriableException if they cannot be read
      */
     static ClientOptions options(OpenAIClientAsync client, String beanName) {
-        return ASYNC_OPTIONS.read(client, beanName);
+        return OpenAiInternals.CLIENT_ASYNC_OPTIONS.read(client, beanName);
     }
 
     /**
@@ -95,7 +67,7 @@ final class OpenAiClients {
      * @return {@code true} if its exchanges are retried
      */
     static boolean isRetried(ClientOptions options, String beanName) {
-        return ForwardingProxy.isProxy(TRANSPORT.read(options, beanName));
+        return ForwardingProxy.isProxy(OpenAiInternals.TRANSPORT.read(options, beanName));
     }
 
     /**
@@ -111,9 +83,9 @@ final class OpenAiClients {
      */
     static OpenAIClient retried(OpenAIClient client, ClientOptions options, String beanName, Retrier retrier,
             RetryTimer timer, StreamCalls calls) {
-        HttpClient transport = oneRequestPerCall(TRANSPORT.read(options, beanName), beanName);
+        HttpClient transport = oneRequestPerCall(OpenAiInternals.TRANSPORT.read(options, beanName), beanName);
         return client.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer,
+            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, timer,
                     options.streamHandlerExecutor(), calls))
             .maxRetries(0));
     }
@@ -132,10 +104,10 @@ final class OpenAiClients {
      */
     static OpenAIClientAsync retried(OpenAIClientAsync client, ClientOptions options, String beanName,
             Retrier retrier, RetryTimer timer, StreamCalls calls) {
-        HttpClient transport = oneRequestPerCall(TRANSPORT.read(options, beanName), beanName);
+        HttpClient transport = oneRequestPerCall(OpenAiInternals.TRANSPORT.read(options, beanName), beanName);
         Executor streamHandlers = options.streamHandlerExecutor();
         return client.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiFailures.HTTP, transport, retrier, timer, streamHandlers, calls))
+            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, timer, streamHandlers, calls))
             .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
     }
@@ -155,14 +127,14 @@ final class OpenAiClients {
      */
     static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
         HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
-                ? CLOSING_TARGET.read(closing, beanName) : transport;
+                ? OpenAiInternals.CLOSING_TARGET.read(closing, beanName) : transport;
         if (!(built instanceof SpringAiOpenAiHttpClient springAi)
                 || !springAi.getOkHttpClient().retryOnConnectionFailure()) {
             return transport;
         }
         OkHttpClient once = springAi.getOkHttpClient().newBuilder().retryOnConnectionFailure(false).build();
-        boolean ownsDispatcher = OWNS_DISPATCHER.read(springAi, beanName);
-        HttpClient copy = SPRING_AI_TRANSPORT.newInstance(beanName, once, ownsDispatcher);
+        boolean ownsDispatcher = OpenAiInternals.OWNS_DISPATCHER.read(springAi, beanName);
+        HttpClient copy = OpenAiInternals.SPRING_AI_TRANSPORT.newInstance(beanName, once, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
         return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
     }

@@ -8,7 +8,7 @@ import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.ai.document.MetadataMode;
@@ -22,8 +22,8 @@ import org.springframework.ai.openai.OpenAiEmbeddingModel;
  * transport ({@link OpenAiClients}). One {@code call} is one exchange, so a batched {@code embed}, which
  * calls once per sub-batch, retries each sub-batch on its own and never sends an embedded one again.
  *
- * <p>Traps: the model exposes its client only in a private field; this is the one class that knows the
- * private shape of {@code OpenAiEmbeddingModel} 2.0.1. A field not found, a client that is not the SDK's
+ * <p>Traps: the model exposes its client only in a private field, declared in {@link OpenAiInternals}
+ * with the version it was read from. A field not found, a client that is not the SDK's
  * own, or a bean of a subclass (which a rebuild would lose) fails startup with a
  * {@link ModelNotRetriableException}. A client that would retry each exchange itself fails it with a
  * {@link ModelClientRetriesException} naming {@value OpenAiProvider#EMBEDDING_CLIENT_RETRIES_PROPERTY},
@@ -32,22 +32,6 @@ import org.springframework.ai.openai.OpenAiEmbeddingModel;
 final class OpenAiEmbeddingModelRebuild {
 
     private static final String KIND = "embedding model";
-
-    private static final PrivateField CLIENT = new PrivateField(OpenAiEmbeddingModel.class, "openAiClient",
-            OpenAiClients.SUPPORTED);
-
-    private static final PrivateField METADATA_MODE = new PrivateField(OpenAiEmbeddingModel.class, "metadataMode",
-            OpenAiClients.SUPPORTED);
-
-    private static final PrivateField OBSERVATION_REGISTRY = new PrivateField(OpenAiEmbeddingModel.class,
-            "observationRegistry", OpenAiClients.SUPPORTED);
-
-    private static final PrivateField OBSERVATION_CONVENTION = new PrivateField(OpenAiEmbeddingModel.class,
-            "observationConvention", OpenAiClients.SUPPORTED);
-
-    /** Every private field of the model this class reads (the SDK client's are {@link OpenAiClients#FIELDS}). */
-    static final List<PrivateField> FIELDS = List.of(CLIENT, METADATA_MODE, OBSERVATION_REGISTRY,
-            OBSERVATION_CONVENTION);
 
     private OpenAiEmbeddingModelRebuild() {
     }
@@ -60,7 +44,7 @@ final class OpenAiEmbeddingModelRebuild {
      * @return {@code true} if its client's exchanges are already retried
      */
     static boolean isRetried(OpenAiEmbeddingModel model, String beanName) {
-        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.EMBEDDING_CLIENT.read(model, beanName);
         return client instanceof OpenAIClientImpl && OpenAiClients.isRetried(OpenAiClients.options(client, beanName),
                 beanName);
     }
@@ -96,9 +80,10 @@ final class OpenAiEmbeddingModelRebuild {
                     + "adds", null);
         }
         OpenAIClient client = sdkClient(model, beanName);
-        MetadataMode metadataMode = METADATA_MODE.read(model, beanName);
-        ObservationRegistry observationRegistry = OBSERVATION_REGISTRY.read(model, beanName);
-        EmbeddingModelObservationConvention convention = OBSERVATION_CONVENTION.read(model, beanName);
+        MetadataMode metadataMode = OpenAiInternals.EMBEDDING_METADATA_MODE.read(model, beanName);
+        ObservationRegistry observationRegistry = OpenAiInternals.EMBEDDING_OBSERVATION_REGISTRY.read(model, beanName);
+        EmbeddingModelObservationConvention convention = OpenAiInternals.EMBEDDING_OBSERVATION_CONVENTION
+            .read(model, beanName);
         ClientOptions options = OpenAiClients.options(client, beanName);
         if (options.maxRetries() > 0) {
             throw new ModelClientRetriesException("EmbeddingModel", beanName, options.maxRetries(),
@@ -116,7 +101,7 @@ final class OpenAiEmbeddingModelRebuild {
     }
 
     private static OpenAIClient sdkClient(OpenAiEmbeddingModel model, String beanName) {
-        OpenAIClient client = CLIENT.read(model, beanName);
+        OpenAIClient client = OpenAiInternals.EMBEDDING_CLIENT.read(model, beanName);
         if (!(client instanceof OpenAIClientImpl)) {
             throw new ModelNotRetriableException(KIND, beanName, "its OpenAI client (" + client.getClass().getName()
                     + ") is not the SDK's OpenAIClientImpl, whose HTTP client can be decorated", null);

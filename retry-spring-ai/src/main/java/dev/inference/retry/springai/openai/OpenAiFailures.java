@@ -21,11 +21,9 @@ import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RateLimitHeaders;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
-import dev.inference.retry.springai.exchange.SdkFailures;
-import dev.inference.retry.springai.exchange.SdkHttp;
+import dev.inference.retry.springai.exchange.StainlessFailures;
 import dev.inference.retry.springai.exchange.TypedFailures;
 import dev.inference.retry.springai.proxy.HttpClientFailureTranslator;
-import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.util.Optional;
@@ -43,10 +41,11 @@ import org.jspecify.annotations.Nullable;
  * says the account's quota is used up ({@code insufficient_quota}) has a
  * {@link dev.inference.failure.QuotaExceededException} beneath instead, which ends the call at once.
  */
-final class OpenAiFailures implements SdkFailures<HttpResponse> {
+final class OpenAiFailures extends StainlessFailures<HttpResponse, OpenAIIoException> {
 
-    /** The OpenAI SDK's HTTP layer, with its failures built here. */
-    static final SdkHttp<HttpResponse> HTTP = new OpenAiHttp(new OpenAiFailures());
+    OpenAiFailures() {
+        super(OpenAIIoException.class, OpenAIIoException::new, RateLimitHeaders.OPENAI);
+    }
 
     private static final TypeReference<JsonField<ErrorObject>> ERROR_OBJECT = new TypeReference<>() {
     };
@@ -68,21 +67,6 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
     @Override
     public RuntimeException statusException(HttpResponse response, HttpStatusException typed) {
         return retryableStatusException(response, typed);
-    }
-
-    @Override
-    public RateLimitHeaders rateLimitHeaders() {
-        return RateLimitHeaders.OPENAI;
-    }
-
-    @Override
-    public RuntimeException transportException(RuntimeException thrown) {
-        return (thrown instanceof OpenAIIoException io) ? networkFailure(io) : thrown;
-    }
-
-    @Override
-    public RuntimeException ioException(String message, IOException thrown) {
-        return networkFailure(new OpenAIIoException(message, thrown));
     }
 
     @Override
@@ -114,18 +98,6 @@ final class OpenAiFailures implements SdkFailures<HttpResponse> {
                     .cause(cause).build(),
                 (status) -> UnexpectedStatusCodeException.builder().statusCode(status).headers(headers).error(error)
                     .cause(cause).build());
-    }
-
-    /**
-     * Returns the transport's I/O failure as the SDK threw it, with a {@link NetworkException} in its
-     * cause chain: a copy with the same class, message, stack trace and suppressed exceptions, whose
-     * cause is a {@link NetworkException} caused by the original cause (the {@link java.io.IOException}).
-     *
-     * @param thrown what the transport threw
-     * @return the copy, which classifies as a network failure
-     */
-    static OpenAIIoException networkFailure(OpenAIIoException thrown) {
-        return TypedFailures.asNetworkFailure(thrown, OpenAIIoException::new);
     }
 
     /**

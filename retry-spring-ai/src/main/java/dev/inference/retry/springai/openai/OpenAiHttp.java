@@ -3,86 +3,35 @@ package dev.inference.retry.springai.openai;
 import com.openai.core.http.Headers;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.HttpRequest;
-import com.openai.core.http.HttpRequestBody;
 import com.openai.core.http.HttpResponse;
 import dev.inference.retry.springai.exchange.SdkHttp;
 import java.io.InputStream;
-import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
- * The OpenAI Java SDK's HTTP layer (4.49.0) as the retried exchanges read and change its requests and
- * responses, with plain calls on its types. The Anthropic SDK's twin, {@code AnthropicHttp}, has the same
- * lines over that SDK's types, which share no supertype with these.
+ * The OpenAI Java SDK's HTTP types (4.49.0) bound to the retried exchanges ({@link SdkHttp}, which holds
+ * the logic), with the SDK's failures built by {@link OpenAiFailures}.
  */
-final class OpenAiHttp extends SdkHttp<HttpResponse> {
+final class OpenAiHttp {
 
-    OpenAiHttp(OpenAiFailures failures) {
-        super(HttpClient.class, failures);
+    /** The OpenAI SDK's HTTP layer. */
+    static final SdkHttp<HttpResponse> HTTP = SdkHttp.<HttpRequest, HttpResponse, Headers>builder(HttpClient.class,
+            HttpRequest.class, Headers::values)
+        .requests(HttpRequest::headers, (request) -> request.body() == null || request.body().repeatable(),
+                (request, name, value) -> {
+                    HttpRequest.Builder builder = request.toBuilder().removeHeaders(name);
+                    return ((value != null) ? builder.putHeader(name, value) : builder).build();
+                })
+        .build(new SdkHttp.Responses<>(HttpResponse::statusCode, HttpResponse::headers, HttpResponse::body,
+                HttpResponse::close), WithBody::new, new OpenAiFailures());
+
+    private OpenAiHttp() {
     }
 
-    @Override
-    protected List<String> requestHeader(Object request, String name) {
-        return ((HttpRequest) request).headers().values(name);
-    }
+    /** The SDK's response with another body ({@link SdkHttp.WithBody}). */
+    private static final class WithBody extends SdkHttp.WithBody<HttpResponse, Headers> implements HttpResponse {
 
-    @Override
-    protected Object withRequestHeader(Object request, String name, @Nullable String value) {
-        HttpRequest.Builder builder = ((HttpRequest) request).toBuilder().removeHeaders(name);
-        return ((value != null) ? builder.putHeader(name, value) : builder).build();
-    }
-
-    @Override
-    protected boolean isRepeatable(Object request) {
-        HttpRequestBody body = ((HttpRequest) request).body();
-        return body == null || body.repeatable();
-    }
-
-    @Override
-    protected int status(HttpResponse response) {
-        return response.statusCode();
-    }
-
-    @Override
-    protected List<String> responseHeader(HttpResponse response, String name) {
-        return response.headers().values(name);
-    }
-
-    @Override
-    protected InputStream body(HttpResponse response) {
-        return response.body();
-    }
-
-    @Override
-    protected void close(HttpResponse response) {
-        response.close();
-    }
-
-    @Override
-    protected HttpResponse withBody(HttpResponse response, InputStream body) {
-        return new WithBody(response, body);
-    }
-
-    /**
-     * A response with another body, the original's in all else. A class rather than a proxy: the SDK
-     * calls its methods on every exchange; an abstract method a later SDK adds would fail here as in the
-     * other classes of this package, which are compiled against the SDK version named above.
-     */
-    private record WithBody(HttpResponse original, InputStream body) implements HttpResponse {
-
-        @Override
-        public int statusCode() {
-            return this.original.statusCode();
-        }
-
-        @Override
-        public Headers headers() {
-            return this.original.headers();
-        }
-
-        @Override
-        public void close() {
-            this.original.close();
+        WithBody(HttpResponse original, InputStream body, SdkHttp.Responses<HttpResponse, Headers> responses) {
+            super(original, body, responses);
         }
     }
 }

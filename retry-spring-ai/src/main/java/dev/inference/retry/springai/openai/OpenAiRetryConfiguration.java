@@ -3,7 +3,7 @@ package dev.inference.retry.springai.openai;
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.openai.OpenAiChatModel;
@@ -27,14 +27,14 @@ class OpenAiRetryConfiguration {
 
     @Bean
     static ModelRetryPostProcessor<OpenAiChatModel> inferenceRetryOpenAiChatModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         return new ModelRetryPostProcessor<>(OpenAiChatModel.class, OpenAiChatModelRebuild::isRetried,
                 OpenAiChatModelRebuild::rebuild, retriers, timer);
     }
 
     @Bean
     static ModelRetryPostProcessor<OpenAiEmbeddingModel> inferenceRetryOpenAiEmbeddingModelPostProcessor(
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         return new ModelRetryPostProcessor<>(OpenAiEmbeddingModel.class, OpenAiEmbeddingModelRebuild::isRetried,
                 OpenAiEmbeddingModelRebuild::rebuild, retriers, timer);
     }

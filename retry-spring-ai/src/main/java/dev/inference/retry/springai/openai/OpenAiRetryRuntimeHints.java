@@ -5,14 +5,14 @@ import com.openai.core.http.HttpClient;
 import com.openai.services.async.ChatServiceAsync;
 import com.openai.services.async.chat.ChatCompletionServiceAsync;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
+import dev.inference.retry.springai.internal.OpenAiInternals;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
 /**
- * What a native image needs to rebuild OpenAI's models on retried clients: the private fields
- * {@link OpenAiChatModelRebuild}, {@link OpenAiEmbeddingModelRebuild} and {@link OpenAiClients} read and
- * the private constructor {@link OpenAiClients} calls, and the JDK proxies this module makes of the
+ * What a native image needs to rebuild OpenAI's models on retried clients: the private members the
+ * rebuilds read or call ({@link OpenAiInternals#MEMBERS}), and the JDK proxies this module makes of the
  * SDK's interfaces (the clients of {@link CancellableStreams} and the HTTP client of
  * {@link RetryingHttpClient}; a response whose body was read within its attempt is a class,
  * {@link OpenAiHttp}'s).
@@ -21,10 +21,7 @@ final class OpenAiRetryRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-        OpenAiChatModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiEmbeddingModelRebuild.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiClients.FIELDS.forEach((field) -> field.registerHint(hints));
-        OpenAiClients.CONSTRUCTORS.forEach((constructor) -> constructor.registerHint(hints));
+        OpenAiInternals.MEMBERS.forEach((member) -> member.registerHint(hints));
         hints.proxies().registerJdkProxy(OpenAIClientAsync.class);
         hints.proxies().registerJdkProxy(ChatServiceAsync.class);
         hints.proxies().registerJdkProxy(ChatCompletionServiceAsync.class);

@@ -2,8 +2,9 @@ package dev.inference.retry.springai.proxy;
 
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ModelRetriers;
+import dev.inference.retry.springai.internal.SpringAiInternals;
 import dev.inference.retry.springai.support.SpringAiProvider;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -32,12 +33,12 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Retries the calls of every chat model bean of an application's own class (no provider retries it
- * beneath the bean, see {@link SpringAiProvider#retriedBeneath()}) that {@link ChatModelRetriers} gives
+ * beneath the bean, see {@link SpringAiProvider#retriedBeneath()}) that {@link ModelRetriers} gives
  * a retrier, above its HTTP exchange: the bean becomes a proxy of its own class whose
  * {@link RetryingChatModelInterceptor} retries {@code call} and {@code stream}. A Spring AOP proxy
  * already made that is not frozen gets the interceptor added to its advice instead.
  *
- * <p>Refused at startup with a {@link ChatModelNotRetriableException} naming the bean and the fix: a chat
+ * <p>Refused at startup with a {@link ModelNotRetriableException} naming the bean and the fix: a chat
  * model class of Spring AI's own ({@code org.springframework.ai.}) that no provider retries beneath the
  * bean, such as Mistral's, DeepSeek's or Bedrock's, since a proxy would retry it blind (its client's
  * exceptions unknown, its client's own retries beneath); a class that cannot be subclassed (it, or a
@@ -55,12 +56,10 @@ public final class ChatModelProxyRetryPostProcessor
     /** Just after the post-processors of the classes retried beneath the bean. */
     static final int ORDER = Ordered.HIGHEST_PRECEDENCE + 1;
 
-    private static final String RETRY_TEMPLATE = "org.springframework.core.retry.RetryTemplate";
-
     /** The package of Spring AI's own classes. */
     private static final String SPRING_AI = "org.springframework.ai.";
 
-    private final ObjectProvider<ChatModelRetriers> retriers;
+    private final ObjectProvider<ModelRetriers> retriers;
 
     private final ObjectProvider<ChatModelFailureTranslator> translators;
 
@@ -79,7 +78,7 @@ public final class ChatModelProxyRetryPostProcessor
      * @param providers the providers whose model classes are retried beneath the bean, and whose
      *     libraries bring built-in failure translators
      */
-    public ChatModelProxyRetryPostProcessor(ObjectProvider<ChatModelRetriers> retriers,
+    public ChatModelProxyRetryPostProcessor(ObjectProvider<ModelRetriers> retriers,
             ObjectProvider<ChatModelFailureTranslator> translators, List<SpringAiProvider> providers) {
         this.retriers = retriers;
         this.translators = translators;
@@ -129,7 +128,7 @@ public final class ChatModelProxyRetryPostProcessor
             Class<?> target = AopUtils.getTargetClass(bean);
             String refusal = advised.isProxyTargetClass() ? refusal(target) : interfaceProxyRefusal(target);
             if (refusal != null) {
-                throw new ChatModelNotRetriableException(beanName, refusal, null);
+                throw ModelNotRetriableException.chatModel(beanName, refusal, null);
             }
             advised.addAdvisor(advisor);
             return bean;
@@ -137,7 +136,7 @@ public final class ChatModelProxyRetryPostProcessor
         Class<?> type = ClassUtils.getUserClass(bean);
         String refusal = refusal(type);
         if (refusal != null) {
-            throw new ChatModelNotRetriableException(beanName, refusal, null);
+            throw ModelNotRetriableException.chatModel(beanName, refusal, null);
         }
         try {
             ProxyFactory factory = new ProxyFactory(bean);
@@ -146,7 +145,7 @@ public final class ChatModelProxyRetryPostProcessor
             return factory.getProxy(proxyClassLoader(type));
         }
         catch (RuntimeException ex) {
-            throw new ChatModelNotRetriableException(beanName, "no proxy of its class " + type.getName()
+            throw ModelNotRetriableException.chatModel(beanName, "no proxy of its class " + type.getName()
                     + " could be made to retry its calls above its HTTP exchange", ex);
         }
     }
@@ -223,7 +222,7 @@ public final class ChatModelProxyRetryPostProcessor
 
     /** Why a model of a class must not be retried above its exchanges, as it retries them itself; or {@code null}. */
     private static @Nullable String selfRetryRefusal(Class<?> type) {
-        Optional<Field> retryTemplate = retryTemplateOf(type);
+        Optional<Field> retryTemplate = SpringAiInternals.retryTemplateField(type);
         if (retryTemplate.isPresent()) {
             Field field = retryTemplate.get();
             return "it retries each exchange itself, with the RetryTemplate in its field "
@@ -235,21 +234,6 @@ public final class ChatModelProxyRetryPostProcessor
         return null;
     }
 
-    /**
-     * The field in which a model holds a Spring {@code RetryTemplate}, with which it retries its own
-     * exchanges, as the models on Spring AI's {@code spring-ai-retry} do.
-     */
-    private static Optional<Field> retryTemplateOf(Class<?> type) {
-        for (Class<?> declaring = type; declaring != null && declaring != Object.class;
-                declaring = declaring.getSuperclass()) {
-            for (Field field : declaring.getDeclaredFields()) {
-                if (!Modifier.isStatic(field.getModifiers()) && field.getType().getName().equals(RETRY_TEMPLATE)) {
-                    return Optional.of(field);
-                }
-            }
-        }
-        return Optional.empty();
-    }
 
     /** Tells whether a bean is already a proxy that retries its calls. */
     private static boolean isRetried(Object bean) {

@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.support;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryTimer;
@@ -15,13 +15,13 @@ import org.springframework.core.Ordered;
 
 /**
  * Rebuilds every model bean of one class (a chat model, or an embedding model) that
- * {@link ChatModelRetriers} gives a retrier on provider clients whose HTTP exchanges that retrier
+ * {@link ModelRetriers} gives a retrier on provider clients whose HTTP exchanges that retrier
  * retries, with the provider's {@link Rebuild}. The bean keeps its class, so code that injects the model
  * by its class gets the retried model. A model whose SDK clients would retry each exchange themselves is
  * not rebuilt: its rebuild fails startup with a {@link ModelClientRetriesException} naming the property
  * that sets those retries.
  *
- * <p>Left as they are: beans for which {@link ChatModelRetriers} answers empty, targets of a scoped
+ * <p>Left as they are: beans for which {@link ModelRetriers} answers empty, targets of a scoped
  * proxy, and models already rebuilt. Runs before the post-processors of default order, so that it
  * sees the model itself rather than a proxy made of it. The collaborators come through
  * {@link ObjectProvider}s and are resolved at the first bean of the model's class, so registering this
@@ -37,7 +37,7 @@ public final class ModelRetryPostProcessor<M> implements BeanPostProcessor, Orde
 
     private final Rebuild<M> rebuild;
 
-    private final ObjectProvider<ChatModelRetriers> retriers;
+    private final ObjectProvider<ModelRetriers> retriers;
 
     private final ObjectProvider<RetryTimer> timer;
 
@@ -51,7 +51,7 @@ public final class ModelRetryPostProcessor<M> implements BeanPostProcessor, Orde
      * @param timer the timer of the rebuilt models' non-blocking waits
      */
     public ModelRetryPostProcessor(Class<M> modelType, BiPredicate<M, String> isRetried, Rebuild<M> rebuild,
-            ObjectProvider<ChatModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
+            ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
         this.modelType = Objects.requireNonNull(modelType, "modelType must not be null");
         this.isRetried = Objects.requireNonNull(isRetried, "isRetried must not be null");
         this.rebuild = Objects.requireNonNull(rebuild, "rebuild must not be null");

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inference.retry.springai.AnthropicWire;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
+import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.RecordingRetryEvents;
 import dev.inference.retry.springai.ScriptedProvider;
 import java.util.Arrays;
@@ -60,7 +60,7 @@ class AnthropicChatModelApplicationTests {
     @ExtendWith(OutputCaptureExtension.class)
     void failsToStartWhenTheModelsClientWouldRetryWithAReportNamingThePropertyAndTheFix(CapturedOutput output) {
         assertThatThrownBy(() -> start("spring.ai.anthropic.max-retries=1"))
-            .hasRootCauseInstanceOf(ChatModelClientRetriesException.class);
+            .hasRootCauseInstanceOf(ModelClientRetriesException.class);
 
         assertThat(output).contains("Invalid retry configuration for ChatModel bean 'anthropicChatModel'",
                 "Property: spring.ai.anthropic.max-retries", "Value: 1",

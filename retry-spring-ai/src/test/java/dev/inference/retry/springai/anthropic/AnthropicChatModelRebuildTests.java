@@ -12,14 +12,14 @@ import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.PrivateField;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
@@ -66,7 +66,7 @@ class AnthropicChatModelRebuildTests {
 
         @Test
         void rebuildsTheBeanThatHasARetrierKeepingItsClassAndOptions() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withPropertyValues("spring.ai.anthropic.chat.options.model=claude-test",
                         "spring.ai.anthropic.chat.options.temperature=0.3")
                 .run((context) -> {
@@ -82,7 +82,7 @@ class AnthropicChatModelRebuildTests {
 
         @Test
         void leavesTheBeanThatHasNoRetrierAlone() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty()).run((context) -> {
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.empty()).run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(AnthropicChatModelRebuild.isRetried(context.getBean(AnthropicChatModel.class), BEAN)).isFalse();
             });
@@ -90,7 +90,7 @@ class AnthropicChatModelRebuildTests {
 
         @Test
         void backsOffWithoutTheAnthropicModel() {
-            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+            new ApplicationContextRunner().withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withClassLoader(new FilteredClassLoader(AnthropicChatModel.class))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .run((context) -> assertThat(context).hasNotFailed()
@@ -149,7 +149,7 @@ class AnthropicChatModelRebuildTests {
         @Test
         void keepAModelThatAsksForThemFromBeingRebuilt() {
             assertThatThrownBy(() -> AnthropicChatModelRebuild.rebuild(model(2), BEAN, RETRIER, timer))
-                .isInstanceOfSatisfying(ChatModelClientRetriesException.class, (ex) -> {
+                .isInstanceOfSatisfying(ModelClientRetriesException.class, (ex) -> {
                     assertThat(ex.beanName()).isEqualTo(BEAN);
                     assertThat(ex.maxRetries()).isEqualTo(2);
                     assertThat(ex.property()).isEqualTo("spring.ai.anthropic.max-retries");
@@ -158,12 +158,12 @@ class AnthropicChatModelRebuildTests {
 
         @Test
         void failStartupWhenThePropertyOfTheRetriedModelAsksForThem() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withPropertyValues("spring.ai.anthropic.max-retries=2")
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOfSatisfying(ChatModelClientRetriesException.class, (ex) -> assertThat(ex.action())
+                    .isInstanceOfSatisfying(ModelClientRetriesException.class, (ex) -> assertThat(ex.action())
                         .startsWith("Set spring.ai.anthropic.max-retries=0, or remove it")
                         .endsWith("set inference.retry.clients.anthropicChatModel.enabled=false.")));
         }
@@ -200,7 +200,7 @@ class AnthropicChatModelRebuildTests {
                 .build();
 
             assertThatThrownBy(() -> AnthropicChatModelRebuild.rebuild(model, BEAN, RETRIER, timer))
-                .isInstanceOf(ChatModelNotRetriableException.class)
+                .isInstanceOf(ModelNotRetriableException.class)
                 .hasMessageStartingWith("Cannot retry the chat model bean 'anthropicChatModel': its Anthropic clients (")
                 .hasMessageContaining("are not the SDK's AnthropicClientImpl and AnthropicClientAsyncImpl");
         }

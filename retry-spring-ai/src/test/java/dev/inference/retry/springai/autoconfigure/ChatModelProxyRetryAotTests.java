@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -91,7 +91,7 @@ class ChatModelProxyRetryAotTests {
     }
 
     /** Gives every chat model bean a retrier of three quick attempts. */
-    static class EveryModelRetried implements ChatModelRetriers {
+    static class EveryModelRetried implements ModelRetriers {
 
         @Override
         public Optional<Retrier> retrierFor(String beanName) {

@@ -12,13 +12,13 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.GoogleWire;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.SpringAiStarters;
-import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -65,7 +65,7 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void theModelAsAnInstanceOfItsClassKeepingItsOptions() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
                 GoogleGenAiChatModel model = context.getBean(GoogleGenAiChatModel.class);
 
                 assertThat(model).isExactlyInstanceOf(RetriedGoogleGenAiChatModel.class);
@@ -75,7 +75,7 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void onAClientOfItsOwnWithTheSettingsOfTheModelsAndTheRetriesOfTheStarter() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
                 Client shared = context.getBean(Client.class);
                 Client own = clientOf(context.getBean(GoogleGenAiChatModel.class));
 
@@ -95,7 +95,7 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void aModelOnAClientTheApplicationBuiltToMakeOneAttempt() {
-            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+            new ApplicationContextRunner().withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .withBean(BEAN, GoogleGenAiChatModel.class, () -> modelOn(HttpRetryOptions.builder().attempts(1).build()))
                 .run((context) -> assertThat(context.getBean(BEAN)).isInstanceOf(RetriedGoogleGenAiChatModel.class));
@@ -107,7 +107,7 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void theClientBeanOthersMayShareWithTheSdksRetries() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER)).run((context) -> {
                 Client shared = context.getBean(Client.class);
 
                 assertThat(interceptorsOf(shared)).extracting((interceptor) -> interceptor.getClass().getSimpleName())
@@ -117,7 +117,7 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void aModelWhoseBeanHasNoRetrierWithoutRefusingIt() {
-            runner.withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty()).run((context) -> {
+            runner.withBean(ModelRetriers.class, () -> (name) -> Optional.empty()).run((context) -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(BEAN)).isExactlyInstanceOf(GoogleGenAiChatModel.class);
             });
@@ -129,13 +129,13 @@ class GoogleGenAiChatModelRebuildTests {
 
         @Test
         void aModelOnAClientWhoseRetryOptionsAskForRetriesNamingTheFix() {
-            new ApplicationContextRunner().withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+            new ApplicationContextRunner().withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
                 .withBean(BEAN, GoogleGenAiChatModel.class, () -> modelOn(HttpRetryOptions.builder().attempts(3).build()))
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .isInstanceOf(ModelNotRetriableException.class)
                     .hasMessageContaining("'" + BEAN + "'")
                     .hasMessageContaining("HttpOptions.retryOptions ask for 3 attempts per exchange")
                     .hasMessageContaining("HttpRetryOptions.builder().attempts(1)")
@@ -153,7 +153,7 @@ class GoogleGenAiChatModelRebuildTests {
                 .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
                         SimpleMetricsExportAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
                         InferenceRetryMetricsAutoConfiguration.class, InferenceRetryEndpointAutoConfiguration.class,
-                        SpringAiChatModelRetriersAutoConfiguration.class))
+                        SpringAiModelRetriersAutoConfiguration.class))
                 .withPropertyValues("management.endpoints.web.exposure.include=inferenceretry",
                         "inference.retry.stable-retries=0", "inference.retry.stable-delay=20ms",
                         "inference.retry.max-attempts=3", "inference.retry.max-delay=20ms")

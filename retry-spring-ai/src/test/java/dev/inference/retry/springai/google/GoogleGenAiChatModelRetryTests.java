@@ -17,7 +17,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.BlockedCall;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ChatModelRetryContract;
 import dev.inference.retry.springai.GoogleWire;
 import dev.inference.retry.springai.RecordingRetryEvents;
@@ -206,7 +206,7 @@ class GoogleGenAiChatModelRetryTests {
             .observer(this.events)
             .build();
         SpringAiStarters.googleGenAi("http://127.0.0.1:" + provider.port())
-            .withBean(ChatModelRetriers.class,
+            .withBean(ModelRetriers.class,
                     () -> (name) -> name.equals(BEAN) ? Optional.of(retrier) : Optional.empty())
             .run((context) -> {
                 assertThat(context).hasNotFailed();

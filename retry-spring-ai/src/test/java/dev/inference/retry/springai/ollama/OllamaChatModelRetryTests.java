@@ -15,7 +15,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ChatModelRetryContract;
 import dev.inference.retry.springai.CutStreamServer;
 import dev.inference.retry.springai.OllamaWire;
@@ -338,7 +338,7 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
         void aChatModelWithoutARetrierKeepsSpringAisRetriesAndExceptions() {
             provider.always(OllamaWire.error(503, "server busy"));
             ApplicationContextRunner unretried = runnerAgainst(provider.port())
-                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty());
+                .withBean(ModelRetriers.class, () -> (name) -> Optional.empty());
             unretried.run((context) -> {
                 assertThat(context).hasNotFailed();
                 OllamaChatModel model = context.getBean(OllamaChatModel.class);

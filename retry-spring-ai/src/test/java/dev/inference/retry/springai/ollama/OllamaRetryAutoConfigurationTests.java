@@ -5,10 +5,9 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.ChatModelRebuildContract;
-import dev.inference.retry.springai.ChatModelRetriers;
 import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ChatModelRebuildContract;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OllamaWire;
 import dev.inference.retry.springai.SpringAiStarters;
 import io.micrometer.observation.ObservationRegistry;
@@ -115,7 +114,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void theSharedClientAndRetryTemplateForTheModelsItLeavesAlone() {
-            runner().withBean(ChatModelRetriers.class, () -> onlyTheChatModel()).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> onlyTheChatModel()).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 RetryTemplate sharedRetries = context.getBean(RetryTemplate.class);
 
@@ -129,7 +128,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void theSharedClientWhenTheEmbeddingModelIsRetriedToo() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true)).run((context) -> {
+            runner().withBean(ModelRetriers.class, () -> retriers(true)).run((context) -> {
                 OllamaApi shared = context.getBean(OllamaApi.class);
                 OllamaEmbeddingModel embeddings = context.getBean(OllamaEmbeddingModel.class);
 
@@ -142,7 +141,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
         @Test
         void theBaseUrlOfItsClientWithItsPath() {
             withProvider("/ollama", (provider) -> runnerAgainst("http://127.0.0.1:" + provider.port() + "/ollama")
-                .withBean(ChatModelRetriers.class, () -> retriers(true))
+                .withBean(ModelRetriers.class, () -> retriers(true))
                 .run((context) -> {
                     assertThat(context.getBean(OllamaChatModel.class).call("Hi")).isEqualTo("Hello");
                     assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo("/ollama" + OllamaWire.CHAT))
@@ -156,7 +155,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
 
         @Test
         void forASubclassOfTheModel() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(BEAN, OllamaChatModel.class, () -> new OllamaChatModel(
                         reactorApi(),
                         OllamaChatOptions.builder().model(OllamaWire.MODEL).build(), ToolCallingManager.builder().build(),
@@ -165,7 +164,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .isInstanceOf(ModelNotRetriableException.class)
                     .hasMessageStartingWith("Cannot retry the chat model bean 'ollamaChatModel': its class ")
                     .hasMessageContaining(" extends OllamaChatModel, and rebuilding it as an OllamaChatModel would lose "
                             + "what it adds. To start without retrying it, set "
@@ -175,7 +174,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
         @Test
         void forAClientOnApacheHttpClient5WhichRetriesBeneathTheStarter() {
             SpringAiStarters.ollama(UNUSED_PROVIDER, HttpComponentsClientHttpRequestFactory::new)
-                .withBean(ChatModelRetriers.class, () -> onlyTheChatModel())
+                .withBean(ModelRetriers.class, () -> onlyTheChatModel())
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
@@ -197,8 +196,8 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
     }
 
     /** Gives the chat model a retrier, and nothing else one. */
-    private ChatModelRetriers onlyTheChatModel() {
-        ChatModelRetriers all = retriers(true);
+    private ModelRetriers onlyTheChatModel() {
+        ModelRetriers all = retriers(true);
         return (name) -> name.equals(beanName()) ? all.retrierFor(name) : Optional.empty();
     }
 }

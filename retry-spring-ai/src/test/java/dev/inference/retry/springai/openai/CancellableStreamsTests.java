@@ -55,7 +55,7 @@ class CancellableStreamsTests {
     void setUp() {
         this.provider.start();
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1))).build();
-        HttpClient retrying = RetryingHttpClient.of(OpenAiFailures.HTTP, SpringAiOpenAiHttpClient.builder().build(),
+        HttpClient retrying = RetryingHttpClient.of(OpenAiHttp.HTTP, SpringAiOpenAiHttpClient.builder().build(),
                 retrier, this.timer, this.streamReader, this.calls);
         this.plain = new OpenAIClientAsyncImpl(ClientOptions.builder().httpClient(retrying)
             .baseUrl("http://127.0.0.1:" + this.provider.port() + "/v1")

@@ -19,12 +19,12 @@ import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
 import dev.inference.retry.springai.BlockedCall;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;
-import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import io.micrometer.core.instrument.Measurement;
@@ -75,7 +75,7 @@ class ChatModelRetryStarterTests {
         .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                 MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
                 InferenceRetryAutoConfiguration.class, InferenceRetryMetricsAutoConfiguration.class,
-                InferenceRetryEndpointAutoConfiguration.class, SpringAiChatModelRetriersAutoConfiguration.class,
+                InferenceRetryEndpointAutoConfiguration.class, SpringAiModelRetriersAutoConfiguration.class,
                 SpringAiRetryAutoConfiguration.class))
         .withPropertyValues("spring.ai.openai.base-url=http://127.0.0.1:" + provider.port() + "/v1",
                 "spring.ai.openai.api-key=test", "management.endpoints.web.exposure.include=inferenceretry",
@@ -266,7 +266,7 @@ class ChatModelRetryStarterTests {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
                         ToolCallingAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
-                        SpringAiChatModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+                        SpringAiModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
                 .withPropertyValues("spring.ai.openai.api-key=test", "spring.ai.openai.chat.max-retries=0")
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
@@ -323,11 +323,11 @@ class ChatModelRetryStarterTests {
         void withoutSpringAiOnTheClassPathNothingOfItIsLoaded() {
             new ApplicationContextRunner().withClassLoader(new FilteredClassLoader("org.springframework.ai"))
                 .withConfiguration(AutoConfigurations.of(InferenceRetryAutoConfiguration.class,
-                        SpringAiChatModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+                        SpringAiModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(RetriedBeanType.class)
-                        .doesNotHaveBean(ChatModelRetriers.class)
+                        .doesNotHaveBean(ModelRetriers.class)
                         .doesNotHaveBean(RetryTimer.class);
                 });
         }

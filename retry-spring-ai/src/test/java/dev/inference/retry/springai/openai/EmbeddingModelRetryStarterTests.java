@@ -17,7 +17,7 @@ import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.ScriptedProvider;
-import dev.inference.retry.springai.autoconfigure.SpringAiChatModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,7 +56,7 @@ class EmbeddingModelRetryStarterTests {
         .withConfiguration(AutoConfigurations.of(OpenAiEmbeddingAutoConfiguration.class, MetricsAutoConfiguration.class,
                 SimpleMetricsExportAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
                 InferenceRetryMetricsAutoConfiguration.class, InferenceRetryEndpointAutoConfiguration.class,
-                SpringAiChatModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
+                SpringAiModelRetriersAutoConfiguration.class, SpringAiRetryAutoConfiguration.class))
         .withPropertyValues("spring.ai.openai.base-url=http://127.0.0.1:" + provider.port() + "/v1",
                 "spring.ai.openai.api-key=test", "management.endpoints.web.exposure.include=inferenceretry",
                 "inference.retry.stable-retries=0", "inference.retry.stable-delay=20ms",
@@ -138,7 +138,7 @@ class EmbeddingModelRetryStarterTests {
         void whenTheBeanHasNoCompletePolicyNamingItAsAnEmbeddingModel() {
             new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(OpenAiEmbeddingAutoConfiguration.class,
-                        InferenceRetryAutoConfiguration.class, SpringAiChatModelRetriersAutoConfiguration.class,
+                        InferenceRetryAutoConfiguration.class, SpringAiModelRetriersAutoConfiguration.class,
                         SpringAiRetryAutoConfiguration.class))
                 .withPropertyValues("spring.ai.openai.api-key=test", "spring.ai.openai.embedding.max-retries=0")
                 .run((context) -> assertThat(context).hasFailed()

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
+import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.RecordingRetryEvents;
 import java.util.Arrays;
@@ -85,7 +85,7 @@ class OpenAiChatModelApplicationTests {
     @ExtendWith(OutputCaptureExtension.class)
     void failsToStartWhenTheChatModelsClientWouldRetryWithAReportNamingThePropertyAndTheFix(CapturedOutput output) {
         assertThatThrownBy(() -> start("spring.ai.openai.chat.max-retries=2"))
-            .hasRootCauseInstanceOf(ChatModelClientRetriesException.class);
+            .hasRootCauseInstanceOf(ModelClientRetriesException.class);
 
         assertThat(output).contains("""
                 Invalid retry configuration for ChatModel bean 'openAiChatModel':

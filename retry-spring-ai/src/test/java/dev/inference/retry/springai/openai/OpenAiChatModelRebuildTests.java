@@ -11,7 +11,7 @@ import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.exchange.RetryTimer;
-import dev.inference.retry.springai.support.PrivateField;
+import dev.inference.retry.springai.internal.PrivateField;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;

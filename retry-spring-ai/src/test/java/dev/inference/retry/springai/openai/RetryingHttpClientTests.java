@@ -215,7 +215,7 @@ class RetryingHttpClientTests {
                     throw new AssertionError("listener");
                 }
             }).build();
-            HttpClient client = RetryingHttpClient.of(OpenAiFailures.HTTP, closeRecording, failingListener, timer,
+            HttpClient client = RetryingHttpClient.of(OpenAiHttp.HTTP, closeRecording, failingListener, timer,
                     streamReader, streamCalls);
 
             assertThatThrownBy(() -> client.execute(request(false))).isInstanceOf(AssertionError.class).hasMessage("listener");
@@ -739,7 +739,7 @@ class RetryingHttpClientTests {
             public void close() {
             }
         };
-        return RetryingHttpClient.of(OpenAiFailures.HTTP, scripted, retrier, this.timer, Runnable::run, this.streamCalls);
+        return RetryingHttpClient.of(OpenAiHttp.HTTP, scripted, retrier, this.timer, Runnable::run, this.streamCalls);
     }
 
     private HttpClient client(Policy policy) {
@@ -747,7 +747,7 @@ class RetryingHttpClientTests {
     }
 
     private HttpClient client(Retrier retrier) {
-        return RetryingHttpClient.of(OpenAiFailures.HTTP, this.transport, retrier, this.timer, (task) -> {
+        return RetryingHttpClient.of(OpenAiHttp.HTTP, this.transport, retrier, this.timer, (task) -> {
             this.streamReads.incrementAndGet();
             this.streamReader.execute(task);
         }, this.streamCalls);

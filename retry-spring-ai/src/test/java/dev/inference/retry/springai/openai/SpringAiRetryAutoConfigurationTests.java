@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.openai.client.OpenAIClient;
 import com.openai.client.OpenAIClientAsync;
-import dev.inference.retry.springai.ChatModelClientRetriesException;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
+import dev.inference.retry.springai.ModelClientRetriesException;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.ChatModelRebuildContract;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.SpringAiStarters;
 import java.lang.reflect.Proxy;
@@ -86,12 +86,12 @@ class SpringAiRetryAutoConfigurationTests extends ChatModelRebuildContract<OpenA
 
         @Test
         void whenTheChatModelsClientAsksForRetriesOfItsOwn() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withPropertyValues("spring.ai.openai.chat.max-retries=2")
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOfSatisfying(ChatModelClientRetriesException.class, (ex) -> {
+                    .isInstanceOfSatisfying(ModelClientRetriesException.class, (ex) -> {
                         assertThat(ex.beanName()).isEqualTo(BEAN);
                         assertThat(ex.maxRetries()).isEqualTo(2);
                         assertThat(ex.property()).isEqualTo("spring.ai.openai.chat.max-retries");
@@ -102,20 +102,20 @@ class SpringAiRetryAutoConfigurationTests extends ChatModelRebuildContract<OpenA
 
         @Test
         void whenAModelTheApplicationBuiltKeepsItsClientsDefaultRetries() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(BEAN, OpenAiChatModel.class, () -> OpenAiChatModel.builder()
                     .options(OpenAiChatOptions.builder().baseUrl(UNUSED_PROVIDER + "/v1").apiKey("test").build())
                     .build())
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOfSatisfying(ChatModelClientRetriesException.class,
+                    .isInstanceOfSatisfying(ModelClientRetriesException.class,
                             (ex) -> assertThat(ex.maxRetries()).isEqualTo(3)));
         }
 
         @Test
         void forAModelWhoseClientsAreNotTheSdksOwn() {
-            runner().withBean(ChatModelRetriers.class, () -> retriers(true))
+            runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(BEAN, OpenAiChatModel.class, () -> OpenAiChatModel.builder()
                     .openAiClient(unsupported(OpenAIClient.class))
                     .openAiClientAsync(unsupported(OpenAIClientAsync.class))
@@ -123,7 +123,7 @@ class SpringAiRetryAutoConfigurationTests extends ChatModelRebuildContract<OpenA
                 .run((context) -> assertThat(context).hasFailed()
                     .getFailure()
                     .rootCause()
-                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .isInstanceOf(ModelNotRetriableException.class)
                     .hasMessageStartingWith("Cannot retry the chat model bean 'openAiChatModel': its OpenAI clients (")
                     .hasMessageEndingWith("To start without retrying it, set "
                             + "inference.retry.clients.openAiChatModel.enabled=false (or "

@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
-import dev.inference.retry.springai.ChatModelNotRetriableException;
-import dev.inference.retry.springai.ChatModelRetriers;
+import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.anthropic.AnthropicProvider;
 import dev.inference.retry.springai.autoconfigure.ModelNotRetriableFailureAnalyzer;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
@@ -56,11 +56,11 @@ class ChatModelProxyRetryPostProcessorTests {
 
     private ChatModelProxyRetryPostProcessor postProcessor() {
         DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
-        beans.registerSingleton("retriers", (ChatModelRetriers) (name) -> {
+        beans.registerSingleton("retriers", (ModelRetriers) (name) -> {
             this.asked.add(name);
             return Optional.of(RETRIER);
         });
-        return new ChatModelProxyRetryPostProcessor(beans.getBeanProvider(ChatModelRetriers.class),
+        return new ChatModelProxyRetryPostProcessor(beans.getBeanProvider(ModelRetriers.class),
                 beans.getBeanProvider(ChatModelFailureTranslator.class),
                 List.of(OpenAiProvider.DESCRIPTION, AnthropicProvider.DESCRIPTION, OllamaProvider.DESCRIPTION));
     }
@@ -134,7 +134,7 @@ class ChatModelProxyRetryPostProcessorTests {
         @Test
         void aChatModelOfSpringAisOwnWhoseBeanHasNoRetrier() {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.empty())
+                .withBean(ModelRetriers.class, () -> (name) -> Optional.empty())
                 .withBean("mistralAiChatModel", StandInChatModel.class)
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
@@ -175,7 +175,7 @@ class ChatModelProxyRetryPostProcessorTests {
 
         @Test
         void aChatModelOfSpringAisOwnThatNoProviderRetriesNamingTheBeanAndTheFix() {
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new StandInChatModel(), "mistralAiChatModel"))
                 .withMessageStartingWith("Cannot retry the chat model bean 'mistralAiChatModel': its class "
                         + StandInChatModel.class.getName() + " is a chat model of Spring AI's own that no provider "
@@ -187,7 +187,7 @@ class ChatModelProxyRetryPostProcessorTests {
 
         @Test
         void aSubclassOfAChatModelOfSpringAisOwn() {
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new ExtendsStandIn(), "model"))
                 .withMessageContaining("its class " + ExtendsStandIn.class.getName() + " extends "
                         + StandInChatModel.class.getName() + ", a chat model of Spring AI's own");
@@ -197,7 +197,7 @@ class ChatModelProxyRetryPostProcessorTests {
         void aChatModelOfSpringAisOwnBehindAnInterfaceProxyAlreadyMade() {
             Object proxy = new ProxyFactory(new StandInChatModel()).getProxy();
 
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "bedrockProxyChatModel"))
                 .withMessageContaining("a chat model of Spring AI's own");
             assertThat(isRetried(proxy)).isFalse();
@@ -211,7 +211,7 @@ class ChatModelProxyRetryPostProcessorTests {
         @Test
         void aChatModelOfSpringAisOwnAtStartupWithTheReport() {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+                .withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withBean("mistralAiChatModel", StandInChatModel.class)
                 .run((context) -> {
                     assertThat(context).hasFailed();
@@ -226,7 +226,7 @@ class ChatModelProxyRetryPostProcessorTests {
 
         @Test
         void aModelWhoseClassIsFinalNamingTheBeanAndTheFix() {
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new FinalChatModel(), "finalChatModel"))
                 .withMessageContaining("'finalChatModel'")
                 .withMessageContaining("its class " + FinalChatModel.class.getName() + " is final")
@@ -236,14 +236,14 @@ class ChatModelProxyRetryPostProcessorTests {
 
         @Test
         void aModelWhoseCallMethodIsFinal() {
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new FinalCall(), "finalCall"))
                 .withMessageContaining("its method " + FinalCall.class.getName() + ".call(Prompt) is final");
         }
 
         @Test
         void aModelThatRetriesItsExchangesWithARetryTemplateOfItsOwn() {
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(new RetriesItself(), "mistralAiChatModel"))
                 .withMessageContaining("it retries each exchange itself, with the RetryTemplate in its field "
                         + RetriesItself.class.getName() + ".retryTemplate")
@@ -256,7 +256,7 @@ class ChatModelProxyRetryPostProcessorTests {
             factory.setProxyTargetClass(true);
             Object proxy = factory.getProxy();
 
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "mistralAiChatModel"))
                 .withMessageContaining("it retries each exchange itself");
             assertThat(isRetried(proxy)).isFalse();
@@ -268,7 +268,7 @@ class ChatModelProxyRetryPostProcessorTests {
             factory.setProxyTargetClass(true);
             Object proxy = factory.getProxy();
 
-            assertThatExceptionOfType(ChatModelNotRetriableException.class)
+            assertThatExceptionOfType(ModelNotRetriableException.class)
                 .isThrownBy(() -> postProcessor.postProcessAfterInitialization(proxy, "finalCall"))
                 .withMessageContaining("its method " + FinalCall.class.getName() + ".call(Prompt) is final");
         }
@@ -277,11 +277,11 @@ class ChatModelProxyRetryPostProcessorTests {
         void aModelThatRetriesItselfBehindAScopedProxyWhenTheProxyIsFirstObtained() {
             // A scoped proxy is a factory bean's product, made when first asked for, not at startup.
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+                .withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withUserConfiguration(ScopedSelfRetryingModel.class)
                 .run((context) -> assertThatException().isThrownBy(() -> context.getBean("appChatModel"))
                     .havingRootCause()
-                    .isInstanceOf(ChatModelNotRetriableException.class)
+                    .isInstanceOf(ModelNotRetriableException.class)
                     .withMessageContaining("'appChatModel'")
                     .withMessageContaining("it retries each exchange itself"));
         }
@@ -289,7 +289,7 @@ class ChatModelProxyRetryPostProcessorTests {
         @Test
         void aFinalModelAtStartupWithTheReport() {
             new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SpringAiRetryAutoConfiguration.class))
-                .withBean(ChatModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
+                .withBean(ModelRetriers.class, () -> (name) -> Optional.of(RETRIER))
                 .withBean("finalChatModel", FinalChatModel.class)
                 .run((context) -> {
                     assertThat(context).hasFailed();
