@@ -28,6 +28,10 @@ import org.jspecify.annotations.Nullable;
  * were made from. All methods are thread-safe; {@link #cancel()} may be called from any thread,
  * wakes every thread {@linkplain #await(Duration) waiting} on the context at once and runs the
  * actions registered with {@link #onCancel(Runnable)}.
+ *
+ * <p>A retry loop gives each attempt a context of its own with {@link #startAttempt(Duration,
+ * AttemptScope.Timer)}: done when the caller's is, or when the attempt's timeout passes, and never
+ * cancelling the caller's; {@link AttemptScope} tells how such a context ended.
  */
 public final class CallContext {
 
@@ -43,10 +47,19 @@ public final class CallContext {
 
     private final Authorizer authorizer;
 
+    /** The attempt this context belongs to, when it is an attempt's context: see {@link #startAttempt()}. */
+    private final @Nullable AttemptScope attempt;
+
     private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer) {
+        this(cancellation, deadline, authorizer, null);
+    }
+
+    private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer,
+            @Nullable AttemptScope attempt) {
         this.cancellation = cancellation;
         this.deadline = deadline;
         this.authorizer = authorizer;
+        this.attempt = attempt;
     }
 
     /**
@@ -127,7 +140,8 @@ public final class CallContext {
      * {@linkplain #await(Duration) waiting} on them wakes. Idempotent. Has no effect once the
      * deadline has passed, since the context is then already done with that failure. The first
      * cancellation runs every action registered with {@link #onCancel(Runnable)}, all of them even
-     * when one throws.
+     * when one throws. On an {@linkplain #startAttempt() attempt's} context this cancels that attempt
+     * only, as {@link AttemptScope#cancel()} does: the caller's context is untouched.
      *
      * @throws RuntimeException what the first failing registered action threw, the failures of later
      *     ones attached as suppressed; the context is cancelled all the same
@@ -139,7 +153,10 @@ public final class CallContext {
             throw new IllegalStateException(
                     "The background context cannot be cancelled; create the call's context with CallContext.cancellable()");
         }
-        if (!deadlinePassed()) {
+        if (this.attempt != null) {
+            this.attempt.cancel();
+        }
+        else if (!deadlinePassed()) {
             this.cancellation.cancel();
         }
     }
@@ -150,7 +167,7 @@ public final class CallContext {
      * @return {@code true} once the context is done
      */
     public boolean isDone() {
-        return isCancelled() || deadlinePassed();
+        return isCancelled() || deadlinePassed() || (this.attempt != null && this.attempt.caller().isDone());
     }
 
     /**
@@ -161,6 +178,10 @@ public final class CallContext {
      *     {@link DeadlineExceededException} when its deadline passed, or empty when it is not done
      */
     public Optional<RuntimeException> failure() {
+        if (this.attempt != null) {
+            Optional<RuntimeException> callers = this.attempt.caller().failure();
+            return (callers.isPresent() || !isCancelled()) ? callers : Optional.of(this.attempt.ownFailure());
+        }
         if (isCancelled()) {
             return Optional.of(new CancellationException("The call was cancelled"));
         }
@@ -232,7 +253,8 @@ public final class CallContext {
      * in-flight request. The action runs at most once: on the thread that calls {@link #cancel()},
      * or at once on this thread if the context is already cancelled. It does not run when the
      * deadline passes: a transport enforces the {@linkplain #deadline() deadline} itself, as its
-     * request timeout. Close the registration when the attempt is over, so that the context stops
+     * request timeout. On an attempt's context it also runs when the attempt's timeout passes (on
+     * the timer's thread) and when the caller's context is cancelled while the attempt runs. Close the registration when the attempt is over, so that the context stops
      * holding the action.
      *
      * @param action what to do on cancellation; should be quick and must not block
@@ -265,7 +287,48 @@ public final class CallContext {
      */
     public CallContext withAuthorizer(Authorizer authorizer) {
         return new CallContext(this.cancellation, this.deadline,
-                Objects.requireNonNull(authorizer, "authorizer must not be null"));
+                Objects.requireNonNull(authorizer, "authorizer must not be null"), this.attempt);
+    }
+
+    /**
+     * Starts one attempt of a call made with this context, bounded by a timeout of its own: the
+     * attempt's {@linkplain AttemptScope#context() context} is done when this one is, and also when
+     * {@code timeout} has passed, at which point the timer runs the actions the inner client
+     * registered with {@link #onCancel(Runnable)} on it, so that the in-flight request is aborted.
+     * This context is never cancelled by the attempt. See {@link AttemptScope} for the rest of the
+     * contract; close the scope when the attempt is over.
+     *
+     * @param timeout the attempt's own bound, positive
+     * @param timer the timer that ends the attempt when the timeout passes
+     * @return the attempt's scope
+     * @throws NullPointerException if an argument is {@code null}
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     * @throws java.util.concurrent.RejectedExecutionException if the timer refuses the task
+     */
+    public AttemptScope startAttempt(Duration timeout, AttemptScope.Timer timer) {
+        return AttemptScope.start(this, timeout, timer);
+    }
+
+    /**
+     * Starts one attempt of a call made with this context, with no timeout of its own: the
+     * attempt's {@linkplain AttemptScope#context() context} is done when this one is, or when its
+     * owner {@linkplain AttemptScope#cancel() cancels} it (a stream found stalled, say), which never
+     * cancels this context. Close the scope when the attempt is over.
+     *
+     * @return the attempt's scope
+     */
+    public AttemptScope startAttempt() {
+        return AttemptScope.start(this);
+    }
+
+    /** Returns the context of an attempt started from this one: its cancellation, this deadline and authorizer. */
+    CallContext attemptContext(Cancellation attemptCancellation, AttemptScope scope) {
+        return new CallContext(attemptCancellation, this.deadline, this.authorizer, scope);
+    }
+
+    /** Returns how many cancellation actions this context holds, for tests that check none is left behind. */
+    int registeredActions() {
+        return (this.cancellation != null) ? this.cancellation.registeredActions() : 0;
     }
 
     private boolean isCancelled() {
@@ -344,6 +407,7 @@ public final class CallContext {
     @Override
     public String toString() {
         return "CallContext[" + (isCancelled() ? "cancelled" : (this.cancellation != null) ? "cancellable" : "background")
-                + ((this.deadline != null) ? ", deadline=" + this.deadline.instant : "") + "]";
+                + ((this.deadline != null) ? ", deadline=" + this.deadline.instant : "")
+                + ((this.attempt != null) ? ", attempt" : "") + "]";
     }
 }

@@ -39,6 +39,11 @@ final class Cancellation {
         }
     }
 
+    /** Returns how many registered actions are held, neither run nor withdrawn yet. */
+    int registeredActions() {
+        return this.callbacks.size();
+    }
+
     CallContext.Registration onCancel(Runnable action) {
         Callback callback = new Callback(action);
         this.callbacks.add(callback);

@@ -13,6 +13,10 @@ import org.jspecify.annotations.Nullable;
  * rate limit is exhausted ({@link #rateLimitedFor()}, read by {@link RateLimitHeaders}): a retry
  * layer with a shared cool-down then holds every caller of the account off that long, whatever the
  * status.
+ *
+ * <p>The provider may also say that the request must not be retried, whatever its status (the
+ * header {@code x-should-retry: false} of OpenAI and Anthropic, read by {@link ShouldRetryHeader}):
+ * such a failure is {@linkplain #retryRefused() permanent}.
  */
 public class HttpStatusException extends RuntimeException {
 
@@ -40,6 +44,9 @@ public class HttpStatusException extends RuntimeException {
         this(status, message, retryAfter, null);
     }
 
+    /** Whether the provider said that the request must not be retried. */
+    private final boolean retryRefused;
+
     /**
      * Creates the exception for a response whose rate-limit headers say how long the account's
      * limit stays exhausted.
@@ -55,6 +62,25 @@ public class HttpStatusException extends RuntimeException {
      */
     public HttpStatusException(int status, String message, @Nullable Duration retryAfter,
             @Nullable Duration rateLimitedFor) {
+        this(status, message, retryAfter, rateLimitedFor, false);
+    }
+
+    /**
+     * Creates the exception for a response that may also say it must not be retried.
+     *
+     * @param status the HTTP status code, from 100 to 999
+     * @param message what the provider said, for people; must not hold credentials
+     * @param retryAfter how long the provider asked the client to wait, or {@code null} when it did
+     *     not ask
+     * @param rateLimitedFor how long the response's rate-limit headers say no requests or no tokens
+     *     remain, or {@code null} when they say none is exhausted
+     * @param retryRefused whether the provider said the request must not be retried (see
+     *     {@link ShouldRetryHeader#refusesRetry}); {@code true} makes the failure permanent whatever
+     *     its status
+     * @throws IllegalArgumentException if {@code status} is not a three-digit code
+     */
+    public HttpStatusException(int status, String message, @Nullable Duration retryAfter,
+            @Nullable Duration rateLimitedFor, boolean retryRefused) {
         super(message);
         if (status < 100 || status > 999) {
             throw new IllegalArgumentException("status must be a three-digit HTTP status code, was " + status);
@@ -62,6 +88,7 @@ public class HttpStatusException extends RuntimeException {
         this.status = status;
         this.retryAfter = retryAfter;
         this.rateLimitedFor = rateLimitedFor;
+        this.retryRefused = retryRefused;
     }
 
     /**
@@ -89,5 +116,15 @@ public class HttpStatusException extends RuntimeException {
      */
     public Optional<Duration> rateLimitedFor() {
         return Optional.ofNullable(this.rateLimitedFor);
+    }
+
+    /**
+     * Tells whether the provider said that this request must not be retried, such as with
+     * {@code x-should-retry: false}: the failure is then permanent, whatever its status.
+     *
+     * @return {@code true} when the provider refused a retry
+     */
+    public boolean retryRefused() {
+        return this.retryRefused;
     }
 }

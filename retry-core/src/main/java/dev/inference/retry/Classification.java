@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * retried, an SDK's rate-limit exception for a used-up quota is not waited for, and nested
  * decorators do not multiply attempts;</li>
  * <li>and its first typed failure is a {@link NetworkException}, or an {@link HttpStatusException}
- * with status 408, 429 or 500 to 599.</li>
+ * with status 408, 429 or 500 to 599 whose provider did not {@linkplain HttpStatusException#retryRefused()
+ * refuse a retry}.</li>
  * </ul>
  * Everything else, {@code null} included, is permanent. The first typed failure also supplies the
  * provider's {@code Retry-After}.
@@ -142,7 +143,8 @@ public final class Classification {
 
     /**
      * Tells whether another attempt may succeed: the deciding cause is a {@link NetworkException},
-     * or an {@link HttpStatusException} with status 408, 429 or 500 to 599.
+     * or an {@link HttpStatusException} with status 408, 429 or 500 to 599 whose provider did not
+     * refuse a retry.
      *
      * @return {@code true} when the failure is transient
      */
@@ -151,8 +153,10 @@ public final class Classification {
             return true;
         }
         if (this.kind == Kind.HTTP_STATUS) {
-            int code = ((HttpStatusException) Objects.requireNonNull(this.decidingCause)).status();
-            return code == 408 || code == 429 || (code >= 500 && code <= 599);
+            HttpStatusException status = (HttpStatusException) Objects.requireNonNull(this.decidingCause);
+            int code = status.status();
+            // The provider's word (x-should-retry: false) overrides the status.
+            return !status.retryRefused() && (code == 408 || code == 429 || (code >= 500 && code <= 599));
         }
         return false;
     }

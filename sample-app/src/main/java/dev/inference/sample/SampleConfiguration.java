@@ -8,6 +8,7 @@ import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.RateLimit;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.time.Duration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -45,7 +46,13 @@ class SampleConfiguration {
         catch (IllegalArgumentException ex) {
             throw new IllegalStateException("Invalid sample.provider.rate-limit: " + ex.getMessage(), ex);
         }
-        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port, rateLimit);
+        Duration slowDelay = properties.getSlowDelay();
+        if (slowDelay == null || slowDelay.toMillis() < 1) {
+            throw new IllegalStateException("Invalid sample.provider.slow-delay: " + slowDelay
+                    + " is shorter than a millisecond; set a positive duration such as 60s");
+        }
+        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port, rateLimit,
+                slowDelay);
     }
 
     @Bean

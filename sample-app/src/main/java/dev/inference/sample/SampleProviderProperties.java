@@ -34,6 +34,12 @@ public class SampleProviderProperties {
     private Duration retryAfter = Duration.ofSeconds(1);
 
     /**
+     * How long a slow answer (faults slow, keep-alive and stalled-mid-stream) keeps the client
+     * waiting.
+     */
+    private Duration slowDelay = Duration.ofSeconds(60);
+
+    /**
      * Fractions of requests to fail on purpose, by kind.
      */
     private final Faults faults = new Faults();
@@ -114,6 +120,25 @@ public class SampleProviderProperties {
      */
     public void setRetryAfter(Duration retryAfter) {
         this.retryAfter = retryAfter;
+    }
+
+    /**
+     * Returns how long a slow answer keeps the client waiting.
+     *
+     * @return the delay
+     */
+    public Duration getSlowDelay() {
+        return this.slowDelay;
+    }
+
+    /**
+     * Sets how long a slow answer keeps the client waiting; at least a millisecond, checked when the
+     * provider starts.
+     *
+     * @param slowDelay the delay
+     */
+    public void setSlowDelay(Duration slowDelay) {
+        this.slowDelay = slowDelay;
     }
 
     /**
@@ -226,6 +251,77 @@ public class SampleProviderProperties {
         private double cut = 0.05;
 
         /**
+         * Fraction answered only after the slow delay: a hung provider.
+         */
+        private double slow;
+
+        /**
+         * Fraction of streams that send only SSE keep-alive comments for the slow delay before their
+         * content (other requests: answered after it).
+         */
+        private double keepAlive;
+
+        /**
+         * Fraction of streams that fall silent for the slow delay after their first chunk (other
+         * requests: answered after it).
+         */
+        private double stalledMidStream;
+
+        /**
+         * Returns the fraction answered after the slow delay.
+         *
+         * @return a fraction in [0, 1]
+         */
+        public double getSlow() {
+            return this.slow;
+        }
+
+        /**
+         * Sets the fraction answered after the slow delay.
+         *
+         * @param slow a fraction in [0, 1]
+         */
+        public void setSlow(double slow) {
+            this.slow = slow;
+        }
+
+        /**
+         * Returns the fraction of streams that send only keep-alives before their content.
+         *
+         * @return a fraction in [0, 1]
+         */
+        public double getKeepAlive() {
+            return this.keepAlive;
+        }
+
+        /**
+         * Sets the fraction of streams that send only keep-alives before their content.
+         *
+         * @param keepAlive a fraction in [0, 1]
+         */
+        public void setKeepAlive(double keepAlive) {
+            this.keepAlive = keepAlive;
+        }
+
+        /**
+         * Returns the fraction of streams that stall after their first chunk.
+         *
+         * @return a fraction in [0, 1]
+         */
+        public double getStalledMidStream() {
+            return this.stalledMidStream;
+        }
+
+        /**
+         * Sets the fraction of streams that stall after their first chunk.
+         *
+         * @param stalledMidStream a fraction in [0, 1]
+         */
+        public void setStalledMidStream(double stalledMidStream) {
+            this.stalledMidStream = stalledMidStream;
+        }
+
+        /**
          * Returns the fraction answered 429.
          *
          * @return a fraction in [0, 1]
@@ -316,7 +412,8 @@ public class SampleProviderProperties {
         }
 
         FaultMix toFaultMix() {
-            return new FaultMix(this.rateLimited, this.unavailable, this.serverError, this.dropped, this.cut);
+            return new FaultMix(this.rateLimited, this.unavailable, this.serverError, this.dropped, this.cut, this.slow,
+                    this.keepAlive, this.stalledMidStream);
         }
     }
 }

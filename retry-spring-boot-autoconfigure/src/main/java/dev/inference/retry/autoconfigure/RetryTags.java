@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.Classification;
@@ -58,8 +59,8 @@ public final class RetryTags {
      * chain, the one walk that also decides whether it is retried: {@code cancelled},
      * {@code deadline}, {@code shutdown} or {@code quota} (a used-up quota) for the first such case in
      * the chain, the simple class
-     * name of an {@code ExhaustedException} found there; failing those, {@code network} or
-     * {@code http_<status>} for the first typed failure; failing that, the failure's own simple class
+     * name of an {@code ExhaustedException} found there; failing those, {@code attempt_timeout},
+     * {@code network} or {@code http_<status>} for the first typed failure; failing that, the failure's own simple class
      * name.
      *
      * @param failure the failure
@@ -73,7 +74,7 @@ public final class RetryTags {
             case DEADLINE -> "deadline";
             case SHUTDOWN -> "shutdown";
             case QUOTA -> "quota";
-            case NETWORK -> "network";
+            case NETWORK -> (deciding instanceof AttemptTimeoutException) ? "attempt_timeout" : "network";
             case HTTP_STATUS -> "http_" + ((HttpStatusException) deciding).status();
             case EXHAUSTED, UNTYPED -> className(deciding);
         };

@@ -57,15 +57,6 @@ final class InterruptibleBody extends InputStream implements HttpResponse.BodySu
 
     private boolean ended;
 
-    /**
-     * Returns a body handler whose bodies are read this way.
-     *
-     * @return the handler
-     */
-    static HttpResponse.BodyHandler<InputStream> handler() {
-        return (responseInfo) -> new InterruptibleBody();
-    }
-
     @Override
     public CompletionStage<InputStream> getBody() {
         return CompletableFuture.completedFuture(this);

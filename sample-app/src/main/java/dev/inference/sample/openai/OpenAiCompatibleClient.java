@@ -13,6 +13,7 @@ import dev.inference.failure.NetworkException;
 import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.RateLimitHeaders;
 import dev.inference.failure.RetryAfter;
+import dev.inference.failure.ShouldRetryHeader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -57,9 +58,13 @@ import org.jspecify.annotations.Nullable;
  * and closed; only its {@code error.code} (or {@code error.type})
  * identifier goes into the message. A 429 whose error's {@code code} (or {@code type}) says the
  * account's quota is used up ({@code insufficient_quota}) is a {@link QuotaExceededException} instead,
- * with the provider's message: final, since no wait mends it.</li>
- * <li>The call's context cancelled: the in-flight request is aborted and the call throws a
- * {@link CancellationException}. Its deadline passing: the same, with a
+ * with the provider's message: final, since no wait mends it. A response with
+ * {@code x-should-retry: false} is {@linkplain HttpStatusException#retryRefused() permanent} whatever
+ * its status, as the provider's own SDKs treat it; {@code true} changes nothing.</li>
+ * <li>The call's context cancelled: the in-flight request is aborted (its connection closed, never
+ * returned to the pool half-read) and the call throws a {@link CancellationException}; so is an
+ * attempt's context that its own timeout ended ({@link dev.inference.client.AttemptScope}), which the
+ * retry loop then reports as an attempt timeout. Its deadline passing: the same, with a
  * {@link DeadlineExceededException}. A context that is already done fails the call with its
  * {@linkplain CallContext#failure() failure} before anything is sent.</li>
  * <li>The calling thread interrupted, while it waits for the response or reads a body (a stream's
@@ -229,8 +234,14 @@ public final class OpenAiCompatibleClient implements InferenceClient {
     private HttpResponse<InputStream> exchange(InferenceRequest request, boolean stream, Authorizer authorizer,
             AttemptGuard guard) {
         HttpRequest httpRequest = httpRequest(request, stream, authorizer);
-        CompletableFuture<HttpResponse<InputStream>> inFlight = this.http.sendAsync(httpRequest,
-                InterruptibleBody.handler());
+        // Each body is closed on abort from the moment it exists: a cancel that races with the
+        // response's headers cancels the future but not the exchange, whose body would then hold
+        // its connection open with no one left to read or close it.
+        CompletableFuture<HttpResponse<InputStream>> inFlight = this.http.sendAsync(httpRequest, (info) -> {
+            InterruptibleBody body = new InterruptibleBody();
+            guard.onAbort(body::close);
+            return body;
+        });
         guard.onAbort(() -> inFlight.cancel(true));
         HttpResponse<InputStream> response = await(inFlight, guard);
         guard.onAbort(() -> closeQuietly(response.body()));
@@ -356,7 +367,8 @@ public final class OpenAiCompatibleClient implements InferenceClient {
         }
         String code = this.json.errorCode(errorBody).map((identifier) -> " (" + identifier + ")").orElse("");
         return new HttpStatusException(status, "The provider answered " + status + code + " to POST "
-                + CHAT_COMPLETIONS_PATH, retryAfter, rateLimitedFor(headers).orElse(null));
+                + CHAT_COMPLETIONS_PATH, retryAfter, rateLimitedFor(headers).orElse(null),
+                ShouldRetryHeader.refusesRetry((name) -> headers.firstValue(name).orElse(null)));
     }
 
     /** What OpenAI's rate-limit headers say, which every answer carries, failed or not. */

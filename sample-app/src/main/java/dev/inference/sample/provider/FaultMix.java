@@ -8,8 +8,13 @@ package dev.inference.sample.provider;
  * @param serverError the fraction answered {@link Outcome#SERVER_ERROR 500}
  * @param dropped the fraction whose connection is {@link Outcome#DROP dropped}
  * @param cut the fraction whose response is {@link Outcome#CUT cut}
+ * @param slow the fraction answered {@link Outcome#SLOW late}
+ * @param keepAlive the fraction whose stream sends only {@link Outcome#KEEP_ALIVE keep-alives} first
+ * @param stalledMidStream the fraction whose stream {@link Outcome#STALL_MID_STREAM stalls} after its
+ *     first chunk
  */
-public record FaultMix(double rateLimited, double unavailable, double serverError, double dropped, double cut) {
+public record FaultMix(double rateLimited, double unavailable, double serverError, double dropped, double cut,
+        double slow, double keepAlive, double stalledMidStream) {
 
     /**
      * Checks the fractions.
@@ -23,12 +28,30 @@ public record FaultMix(double rateLimited, double unavailable, double serverErro
         requireFraction("server-error", serverError);
         requireFraction("dropped", dropped);
         requireFraction("cut", cut);
-        double total = rateLimited + unavailable + serverError + dropped + cut;
+        requireFraction("slow", slow);
+        requireFraction("keep-alive", keepAlive);
+        requireFraction("stalled-mid-stream", stalledMidStream);
+        double total = rateLimited + unavailable + serverError + dropped + cut + slow + keepAlive + stalledMidStream;
         if (total > 1.0) {
             throw new IllegalArgumentException("The fault fractions must add up to at most 1, but rate-limited "
                     + rateLimited + " + unavailable " + unavailable + " + server-error " + serverError + " + dropped "
-                    + dropped + " + cut " + cut + " = " + total + "; lower some of them");
+                    + dropped + " + cut " + cut + slowFractions(slow, keepAlive, stalledMidStream) + " = " + total
+                    + "; lower some of them");
         }
+    }
+
+    /**
+     * Creates a mix with no slow answers.
+     *
+     * @param rateLimited the fraction answered 429
+     * @param unavailable the fraction answered 503
+     * @param serverError the fraction answered 500
+     * @param dropped the fraction whose connection is dropped
+     * @param cut the fraction whose response is cut
+     * @throws IllegalArgumentException as the canonical constructor does
+     */
+    public FaultMix(double rateLimited, double unavailable, double serverError, double dropped, double cut) {
+        this(rateLimited, unavailable, serverError, dropped, cut, 0, 0, 0);
     }
 
     /**
@@ -65,7 +88,27 @@ public record FaultMix(double rateLimited, double unavailable, double serverErro
             return Outcome.DROP;
         }
         bound += this.cut;
-        return (draw < bound) ? Outcome.CUT : Outcome.SUCCESS;
+        if (draw < bound) {
+            return Outcome.CUT;
+        }
+        bound += this.slow;
+        if (draw < bound) {
+            return Outcome.SLOW;
+        }
+        bound += this.keepAlive;
+        if (draw < bound) {
+            return Outcome.KEEP_ALIVE;
+        }
+        bound += this.stalledMidStream;
+        return (draw < bound) ? Outcome.STALL_MID_STREAM : Outcome.SUCCESS;
+    }
+
+    /** The slow answers' part of the sum, named only when some are set. */
+    private static String slowFractions(double slow, double keepAlive, double stalledMidStream) {
+        if (slow + keepAlive + stalledMidStream == 0) {
+            return "";
+        }
+        return " + slow " + slow + " + keep-alive " + keepAlive + " + stalled-mid-stream " + stalledMidStream;
     }
 
     private static void requireFraction(String name, double value) {

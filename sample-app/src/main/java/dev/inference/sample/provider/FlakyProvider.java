@@ -64,6 +64,12 @@ public final class FlakyProvider implements AutoCloseable {
     /** Chunks a {@link Outcome#CUT cut} stream delivers before the connection closes. */
     private static final int CHUNKS_BEFORE_CUT = 2;
 
+    /** How long a {@linkplain #start(FaultMix, long, Duration, int, RateLimit) provider} is slow by default. */
+    public static final Duration DEFAULT_SLOW_DELAY = Duration.ofSeconds(60);
+
+    /** The longest gap between the keep-alives of a {@link Outcome#KEEP_ALIVE} stream. */
+    private static final Duration KEEP_ALIVE_INTERVAL = Duration.ofSeconds(1);
+
     /** How long a client may take to send its request before the provider hangs up. */
     private static final Duration REQUEST_READ_TIMEOUT = Duration.ofSeconds(30);
 
@@ -75,6 +81,9 @@ public final class FlakyProvider implements AutoCloseable {
     private final SplittableRandom random;
 
     private final Duration retryAfter;
+
+    /** How long a slow answer keeps the client waiting: see {@link Outcome#SLOW}. */
+    private final Duration slowDelay;
 
     /** The limit of requests per window in the rate-limited mode, or {@code null} in the flaky one. */
     private final @Nullable RateLimit rateLimit;
@@ -94,7 +103,8 @@ public final class FlakyProvider implements AutoCloseable {
     private final ExecutorService workers;
 
     private FlakyProvider(ServerSocket server, FaultMix faults, long seed, Duration retryAfter,
-            @Nullable RateLimit rateLimit) {
+            @Nullable RateLimit rateLimit, Duration slowDelay) {
+        this.slowDelay = slowDelay;
         this.server = server;
         this.faults = faults;
         this.rateLimit = rateLimit;
@@ -164,6 +174,33 @@ public final class FlakyProvider implements AutoCloseable {
      */
     public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter, int port,
             @Nullable RateLimit rateLimit) {
+        return start(faults, seed, retryAfter, port, rateLimit, DEFAULT_SLOW_DELAY);
+    }
+
+    /**
+     * Starts a provider as {@link #start(FaultMix, long, Duration, int, RateLimit)} does, whose slow
+     * answers ({@link Outcome#SLOW}, {@link Outcome#KEEP_ALIVE}, {@link Outcome#STALL_MID_STREAM})
+     * keep the client waiting for {@code slowDelay}.
+     *
+     * @param faults the fractions of requests to fail when nothing is scripted, in the flaky mode
+     * @param seed the seed of the generator that draws each request's outcome
+     * @param retryAfter the delay a 429 of the flaky mode asks for
+     * @param port the port to listen on, from 1 to 65535, or 0 for an ephemeral one
+     * @param rateLimit the limit that every caller shares, or {@code null} for the flaky mode
+     * @param slowDelay how long a slow answer makes the client wait, at least a millisecond
+     * @return the running provider
+     * @throws NullPointerException if {@code faults}, {@code retryAfter} or {@code slowDelay} is
+     *     {@code null}
+     * @throws IllegalArgumentException if {@code retryAfter} or {@code slowDelay} is shorter than a
+     *     millisecond, or {@code port} is outside 0 to 65535
+     * @throws UncheckedIOException if the port cannot be opened, as when another process holds it
+     */
+    public static FlakyProvider start(FaultMix faults, long seed, Duration retryAfter, int port,
+            @Nullable RateLimit rateLimit, Duration slowDelay) {
+        Objects.requireNonNull(slowDelay, "slowDelay must not be null");
+        if (slowDelay.toMillis() < 1) {
+            throw new IllegalArgumentException("slowDelay must be at least 1ms, was " + slowDelay);
+        }
         Objects.requireNonNull(faults, "faults must not be null");
         Objects.requireNonNull(retryAfter, "retryAfter must not be null");
         if (retryAfter.toMillis() < 1) {
@@ -181,7 +218,7 @@ public final class FlakyProvider implements AutoCloseable {
             String which = (port != 0) ? "port " + port + " of 127.0.0.1" : "a loopback port";
             throw new UncheckedIOException("Could not open " + which + " for the embedded provider", ex);
         }
-        FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter, rateLimit);
+        FlakyProvider provider = new FlakyProvider(server, faults, seed, retryAfter, rateLimit, slowDelay);
         provider.workers.execute(provider::accept);
         return provider;
     }
@@ -221,6 +258,16 @@ public final class FlakyProvider implements AutoCloseable {
      */
     public List<RecordedRequest> requests() {
         return List.copyOf(this.requests);
+    }
+
+    /**
+     * Returns how many connections are open: accepted and not yet closed by either side. An
+     * abandoned request whose client released its connection is no longer counted.
+     *
+     * @return the number of open connections
+     */
+    public int openConnections() {
+        return this.connections.size();
     }
 
     /**
@@ -285,7 +332,7 @@ public final class FlakyProvider implements AutoCloseable {
                 return;
             }
             this.requests.add(request);
-            Answer success = success(request, out);
+            Answer success = success(request, socket, in, out);
             if (success == null) {
                 return;
             }
@@ -321,13 +368,14 @@ public final class FlakyProvider implements AutoCloseable {
      * Returns how a request is answered when it succeeds, or {@code null} once it was answered 404 or 400
      * because it is none the provider serves.
      */
-    private @Nullable Answer success(RecordedRequest request, OutputStream out) throws IOException {
+    private @Nullable Answer success(RecordedRequest request, Socket socket, InputStream in, OutputStream out)
+            throws IOException {
         boolean post = request.method().equals("POST");
         if (post && request.path().equals(CHAT_COMPLETIONS)) {
             Optional<Completions.Chat> chat = this.completions.readChat(request.body());
             if (chat.isPresent()) {
                 return new Answer(chat.get().stream() ? "stream" : "unary",
-                        (cut, limits) -> sendCompletion(out, chat.get(), cut, limits));
+                        (delivery, limits) -> sendCompletion(socket, in, out, chat.get(), delivery, limits));
             }
             sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
                     "invalid_request_error", "invalid_body", Map.of(), null);
@@ -336,7 +384,7 @@ public final class FlakyProvider implements AutoCloseable {
         if (post && request.path().equals(EMBEDDINGS)) {
             Optional<Embeddings.Request> embed = this.embeddings.read(request.body());
             if (embed.isPresent()) {
-                return new Answer("embeddings", (cut, limits) -> sendJson(out, this.embeddings.list(embed.get()), cut, limits));
+                return new Answer("embeddings", (delivery, limits) -> sendJson(out, this.embeddings.list(embed.get()), delivery == Delivery.CUT, limits));
             }
             sendError(out, 400, "Bad Request", "The body must hold a model and an input", "invalid_request_error",
                     "invalid_body", Map.of(), null);
@@ -351,7 +399,7 @@ public final class FlakyProvider implements AutoCloseable {
             RateLimit.@Nullable Window window) throws IOException {
         Map<String, String> limits = rateLimitHeaders(window);
         switch (outcome) {
-            case SUCCESS -> success.send(false, limits);
+            case SUCCESS -> success.send(Delivery.WHOLE, limits);
             case RATE_LIMITED -> sendError(out, 429, "Too Many Requests", "Rate limit reached (simulated)",
                     "requests", "rate_limit_exceeded", limits, (window != null) ? window.resetIn() : this.retryAfter);
             case QUOTA_EXCEEDED -> sendError(out, 429, "Too Many Requests", "You exceeded your current quota, please "
@@ -368,7 +416,20 @@ public final class FlakyProvider implements AutoCloseable {
                 socket.setSoLinger(true, 0);
                 socket.close();
             }
-            case CUT -> success.send(true, limits);
+            case CUT -> success.send(Delivery.CUT, limits);
+            case SLOW -> {
+                if (stillThereAfter(socket, in, this.slowDelay)) {
+                    success.send(Delivery.WHOLE, limits);
+                }
+            }
+            case KEEP_ALIVE, STALL_MID_STREAM -> {
+                if (success.kind().equals("stream")) {
+                    success.send((outcome == Outcome.KEEP_ALIVE) ? Delivery.KEEP_ALIVE : Delivery.STALL, limits);
+                }
+                else if (stillThereAfter(socket, in, this.slowDelay)) {
+                    success.send(Delivery.WHOLE, limits);
+                }
+            }
             case STALL -> {
                 socket.setSoTimeout(0);
                 // Answer nothing; return once the client closes the connection or the provider stops.
@@ -379,18 +440,25 @@ public final class FlakyProvider implements AutoCloseable {
         }
     }
 
-    private void sendCompletion(OutputStream out, Completions.Chat chat, boolean cut, Map<String, String> limits)
-            throws IOException {
+    private void sendCompletion(Socket socket, InputStream in, OutputStream out, Completions.Chat chat,
+            Delivery delivery, Map<String, String> limits) throws IOException {
         String id = "chatcmpl-" + this.completionIds.incrementAndGet();
+        boolean cut = delivery == Delivery.CUT;
         if (!chat.stream()) {
             sendJson(out, this.completions.completion(chat, id), cut, limits);
             return;
         }
         Wire.writeHead(out, 200, "OK", headers(limits, "Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
         sendEvent(out, this.completions.roleChunk(chat, id));
+        if (delivery == Delivery.KEEP_ALIVE && !sendKeepAlives(socket, in, out)) {
+            return;
+        }
         List<String> chunks = chat.chunks();
         for (int i = 0; i < chunks.size(); i++) {
             if (cut && i == CHUNKS_BEFORE_CUT) {
+                return;
+            }
+            if (delivery == Delivery.STALL && i == 1 && !stillThereAfter(socket, in, this.slowDelay)) {
                 return;
             }
             sendEvent(out, this.completions.contentChunk(chat, id, chunks.get(i)));
@@ -413,6 +481,40 @@ public final class FlakyProvider implements AutoCloseable {
                 Integer.toString(body.length)));
         out.write(body, 0, body.length / 2);
         out.flush();
+    }
+
+    /** Sends SSE comments for the slow delay; false once the client has gone. */
+    private boolean sendKeepAlives(Socket socket, InputStream in, OutputStream out) throws IOException {
+        long end = System.nanoTime() + this.slowDelay.toNanos();
+        for (long left = this.slowDelay.toNanos(); left > 0; left = end - System.nanoTime()) {
+            out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            Duration gap = Duration.ofNanos(Math.min(left, KEEP_ALIVE_INTERVAL.toNanos()));
+            if (!stillThereAfter(socket, in, gap)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Waits, reading the connection, for a delay; false as soon as the client closes it, so that an
+     * abandoned request is seen as soon as its client lets it go.
+     */
+    private static boolean stillThereAfter(Socket socket, InputStream in, Duration delay) throws IOException {
+        long end = System.nanoTime() + delay.toNanos();
+        try {
+            for (long left = delay.toNanos(); left > 0; left = end - System.nanoTime()) {
+                socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000)));
+                if (in.read() < 0) {
+                    return false;
+                }
+            }
+        }
+        catch (java.net.SocketTimeoutException stillThere) {
+            return true;
+        }
+        return true;
     }
 
     private static void sendEvent(OutputStream out, String data) throws IOException {
@@ -492,15 +594,27 @@ public final class FlakyProvider implements AutoCloseable {
      */
     private record Answer(String kind, Body body) {
 
-        void send(boolean cut, Map<String, String> limits) throws IOException {
-            this.body.send(cut, limits);
+        void send(Delivery delivery, Map<String, String> limits) throws IOException {
+            this.body.send(delivery, limits);
         }
+    }
+
+    /** How a successful answer is delivered. */
+    private enum Delivery {
+        /** At once and whole. */
+        WHOLE,
+        /** Cut part-way: see {@link Outcome#CUT}. */
+        CUT,
+        /** A stream whose content follows keep-alives: see {@link Outcome#KEEP_ALIVE}. */
+        KEEP_ALIVE,
+        /** A stream that falls silent after its first chunk: see {@link Outcome#STALL_MID_STREAM}. */
+        STALL
     }
 
     /** Sends a successful answer: whole, or cut part-way (see {@link Outcome#CUT}). */
     @FunctionalInterface
     private interface Body {
 
-        void send(boolean cut, Map<String, String> limits) throws IOException;
+        void send(Delivery delivery, Map<String, String> limits) throws IOException;
     }
 }

@@ -39,5 +39,24 @@ public enum Outcome {
      * Reads the request and then sends nothing, holding the connection until the client gives
      * up; only ever scripted, for timeouts and cancellation.
      */
-    STALL
+    STALL,
+
+    /**
+     * Sends nothing for the provider's slow delay, then the whole answer: a hung provider, for an
+     * {@code attempt-timeout} (or a stream's {@code first-token-timeout}) to act on.
+     */
+    SLOW,
+
+    /**
+     * A stream: its headers and the role chunk at once, then only SSE comments ({@code : keep-alive},
+     * about one a second) for the slow delay, then its content, as a gateway keeps a model that has
+     * not begun alive; for a {@code first-token-timeout} to act on. Anything else: {@link #SLOW}.
+     */
+    KEEP_ALIVE,
+
+    /**
+     * A stream: its first content chunk at once, then nothing for the slow delay, then the rest; for a
+     * {@code stream-idle-timeout} to act on. Anything else: {@link #SLOW}.
+     */
+    STALL_MID_STREAM
 }

@@ -662,20 +662,8 @@ class OpenAiCompatibleClientTests {
             }
         }
 
-        /** Waits, polling, until the thread is parked with a method of this name on its stack. */
         private void awaitBlockedIn(Thread thread, String method) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ENDS_WITHIN_SECONDS);
-            while (System.nanoTime() < deadline) {
-                Thread.State state = thread.getState();
-                boolean inMethod = Arrays.stream(thread.getStackTrace())
-                        .anyMatch((frame) -> frame.getMethodName().equals(method));
-                if ((state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING) && inMethod) {
-                    return;
-                }
-                Thread.onSpinWait();
-            }
-            throw new AssertionError("The call never blocked in " + method + ": "
-                    + Arrays.toString(thread.getStackTrace()));
+            BlockedThreads.awaitBlockedIn(thread, method, ENDS_WITHIN_SECONDS);
         }
 
         @Test
