@@ -43,10 +43,19 @@ public final class CallContext {
 
     private final Authorizer authorizer;
 
+    /** Whether the caller has another model to ask: see {@link #withFallback()}. */
+    private final boolean fallback;
+
     private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer) {
+        this(cancellation, deadline, authorizer, false);
+    }
+
+    private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer,
+            boolean fallback) {
         this.cancellation = cancellation;
         this.deadline = deadline;
         this.authorizer = authorizer;
+        this.fallback = fallback;
     }
 
     /**
@@ -265,7 +274,29 @@ public final class CallContext {
      */
     public CallContext withAuthorizer(Authorizer authorizer) {
         return new CallContext(this.cancellation, this.deadline,
-                Objects.requireNonNull(authorizer, "authorizer must not be null"));
+                Objects.requireNonNull(authorizer, "authorizer must not be null"), this.fallback);
+    }
+
+    /**
+     * Returns a view of this context for a caller that has another model to ask, such as a fallback
+     * chain calling one of its members: a retry loop that comes to wait for a provider's
+     * {@code Retry-After} or a cool-down (not for its own backoff schedule) gives up at that point,
+     * with no further request, and throws {@code dev.inference.retry.CoolingDownException}. The view
+     * shares this context's cancellation, deadline and authorizer; views made from it keep the mark.
+     *
+     * @return the view
+     */
+    public CallContext withFallback() {
+        return this.fallback ? this : new CallContext(this.cancellation, this.deadline, this.authorizer, true);
+    }
+
+    /**
+     * Tells whether the caller has another model to ask (see {@link #withFallback()}).
+     *
+     * @return {@code true} for a view made by {@link #withFallback()}
+     */
+    public boolean hasFallback() {
+        return this.fallback;
     }
 
     private boolean isCancelled() {
