@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -132,80 +133,35 @@ public final class FallbackChain {
      */
     public <T> T call(Members<T> calls) {
         Objects.requireNonNull(calls, "calls must not be null");
-        int count = this.members.size();
-        List<RuntimeException> failures = new ArrayList<>(count);
-        int attempts = 0;
-        boolean allSkipped = true;
-        for (int i = 0; i < count && allSkipped; i++) {
-            allSkipped = !held(i).isZero();
-        }
-        if (allSkipped) {
-            // Nobody is free: the member whose skip ends first answers, as it would alone.
-            int first = firstFree();
-            for (int i = 0; i < count; i++) {
-                if (i != first) {
-                    skipped(i);
-                }
+        Call call = start(calls::reasonFor);
+        for (int member = call.next(); member >= 0; member = call.next()) {
+            T result;
+            try {
+                result = calls.call(member, call.hasFallback());
             }
-            return callOne(calls, first, false, failures, attempts);
-        }
-        for (int i = 0; i < count; i++) {
-            if (!held(i).isZero()) {
-                skipped(i);
+            catch (RuntimeException ex) {
+                if (!call.fellOver(ex)) {
+                    throw ex;
+                }
                 continue;
             }
-            boolean hasFallback = false;
-            for (int later = i + 1; later < count && !hasFallback; later++) {
-                hasFallback = held(later).isZero();
-            }
-            Outcome<T> outcome = attempt(calls, i, hasFallback);
-            if (outcome.failure == null) {
-                return answered(calls, i, outcome.result, attempts);
-            }
-            failures.add(outcome.failure);
-            attempts += outcome.attempts;
+            int earlierAttempts = call.attempts();
+            call.answered();
+            return calls.answered(Objects.requireNonNull(result, "result"), earlierAttempts);
         }
-        return exhausted(failures, attempts);
+        throw call.exhausted();
     }
 
-    /** Calls the one member a call has left, and ends the call with its answer or failure. */
-    private <T> T callOne(Members<T> calls, int member, boolean hasFallback, List<RuntimeException> failures,
-            int attempts) {
-        Outcome<T> outcome = attempt(calls, member, hasFallback);
-        if (outcome.failure == null) {
-            return answered(calls, member, outcome.result, attempts);
-        }
-        failures.add(outcome.failure);
-        return exhausted(failures, attempts + outcome.attempts);
-    }
-
-    /** Calls a member: its answer, or its failure that falls over; any other failure is thrown. */
-    private <T> Outcome<T> attempt(Members<T> calls, int index, boolean hasFallback) {
-        Member member = this.members.get(index);
-        T result;
-        try {
-            result = calls.call(index, hasFallback);
-        }
-        catch (RuntimeException ex) {
-            Optional<FallbackReason> reason = calls.reasonFor(ex);
-            if (reason.isEmpty()) {
-                throw ex;
-            }
-            fellOver(member, reason.get(), ex);
-            return new Outcome<>(null, ex, attemptsOf(ex));
-        }
-        member.succeeded();
-        return new Outcome<>(result, null, 0);
-    }
-
-    private <T> T answered(Members<T> calls, int member, @Nullable T result, int earlierAttempts) {
-        tell(new FallbackCallEvent(this.name, Optional.of(this.members.get(member).name())));
-        return calls.answered(Objects.requireNonNull(result, "result"), earlierAttempts);
-    }
-
-    private <T> T exhausted(List<RuntimeException> failures, int attempts) {
-        tell(new FallbackCallEvent(this.name, Optional.empty()));
-        throw new FallbackExhaustedException(this.name, Math.max(1, attempts), failures);
+    /**
+     * Starts a call that its caller drives itself, such as a stream that falls over asynchronously:
+     * ask {@link Call#next()} for the member to call, then tell the call how that member's call ended.
+     *
+     * @param reasons why a member's failure falls over, if it does, such as {@link FallbackReason#of}
+     * @return the call's state
+     * @throws NullPointerException if {@code reasons} is {@code null}
+     */
+    public Call start(Function<RuntimeException, Optional<FallbackReason>> reasons) {
+        return new Call(Objects.requireNonNull(reasons, "reasons must not be null"));
     }
 
     private void fellOver(Member member, FallbackReason reason, RuntimeException failure) {
@@ -293,8 +249,155 @@ public final class FallbackChain {
         return "FallbackChain[name=" + this.name + ", members=" + members() + "]";
     }
 
-    /** What one member's call gave: a result, or a failure that falls over and its attempts. */
-    private record Outcome<T>(@Nullable T result, @Nullable RuntimeException failure, int attempts) {
+
+    /**
+     * The state of one call of a chain, for a caller that drives it: {@link #next()} gives the member
+     * to call (passing over the skipped ones, in the order of the class documentation), and the caller
+     * then tells how that member's call ended: {@link #answered()}, or {@link #fellOver} with its
+     * failure. When {@link #next()} gives {@code -1}, the call ends with {@link #exhausted()}. Not
+     * thread-safe: one caller at a time, which may change threads between steps.
+     */
+    public final class Call {
+
+        private final Function<RuntimeException, Optional<FallbackReason>> reasons;
+
+        private final List<RuntimeException> failures = new ArrayList<>(2);
+
+        private int attempts;
+
+        /** The member called last, or -1 before the first. */
+        private int current = -1;
+
+        private boolean hasFallback;
+
+        /** The member to call when every member was skipped as the call started, else -1. */
+        private int onlyMember = -1;
+
+        Call(Function<RuntimeException, Optional<FallbackReason>> reasons) {
+            this.reasons = reasons;
+            boolean allSkipped = true;
+            for (int i = 0; i < FallbackChain.this.members.size() && allSkipped; i++) {
+                allSkipped = !held(i).isZero();
+            }
+            if (allSkipped) {
+                // Nobody is free: the member whose skip ends first answers, as it would alone.
+                this.onlyMember = firstFree();
+            }
+        }
+
+        /**
+         * Returns the member to call next, passing over (and telling the listeners of) the skipped ones.
+         *
+         * @return the member's 0-based index, or -1 when no member is left
+         */
+        public int next() {
+            int count = FallbackChain.this.members.size();
+            if (this.onlyMember >= 0) {
+                if (this.current >= 0) {
+                    return -1;
+                }
+                for (int i = 0; i < count; i++) {
+                    if (i != this.onlyMember) {
+                        skipped(i);
+                    }
+                }
+                this.current = this.onlyMember;
+                this.hasFallback = false;
+                return this.current;
+            }
+            for (int i = this.current + 1; i < count; i++) {
+                if (!held(i).isZero()) {
+                    skipped(i);
+                    continue;
+                }
+                this.current = i;
+                this.hasFallback = false;
+                for (int later = i + 1; later < count && !this.hasFallback; later++) {
+                    this.hasFallback = held(later).isZero();
+                }
+                return i;
+            }
+            if (this.failures.isEmpty() && this.current < 0) {
+                // Every member came to be skipped since the call started: as if they all were then.
+                this.onlyMember = firstFree();
+                this.current = this.onlyMember;
+                return this.current;
+            }
+            this.current = count;
+            return -1;
+        }
+
+        /**
+         * Tells whether a later member could answer the member {@link #next()} gave: if so, that member
+         * must give up with a {@link CoolingDownException} rather than wait for a provider.
+         *
+         * @return {@code true} when the member has a fallback
+         */
+        public boolean hasFallback() {
+            return this.hasFallback;
+        }
+
+        /**
+         * Returns the attempts of the members that fell over so far.
+         *
+         * @return their sum
+         */
+        public int attempts() {
+            return this.attempts;
+        }
+
+        /**
+         * Tells that the member {@link #next()} gave answered, and the listeners of it.
+         *
+         * @throws IllegalStateException if no member is being called
+         */
+        public void answered() {
+            Member member = calledMember();
+            member.succeeded();
+            tell(new FallbackCallEvent(FallbackChain.this.name, Optional.of(member.name())));
+        }
+
+        /**
+         * Tells that the member {@link #next()} gave failed: the call falls over from it, or ends with
+         * the failure as it is.
+         *
+         * @param failure what the member's call threw
+         * @return {@code true} when the call falls over (call {@link #next()}); {@code false} when the
+         *     caller must end the call with {@code failure} as it is
+         * @throws IllegalStateException if no member is being called
+         */
+        public boolean fellOver(RuntimeException failure) {
+            Member member = calledMember();
+            Optional<FallbackReason> reason = this.reasons.apply(failure);
+            if (reason.isEmpty()) {
+                return false;
+            }
+            FallbackChain.this.fellOver(member, reason.get(), failure);
+            this.failures.add(failure);
+            this.attempts += attemptsOf(failure);
+            return true;
+        }
+
+        /**
+         * Returns what the call throws when every member fell over, and tells the listeners.
+         *
+         * @return the exception, whose cause is the last member's failure
+         * @throws IllegalStateException if no member fell over
+         */
+        public FallbackExhaustedException exhausted() {
+            if (this.failures.isEmpty()) {
+                throw new IllegalStateException("No member of chain '" + FallbackChain.this.name + "' fell over");
+            }
+            tell(new FallbackCallEvent(FallbackChain.this.name, Optional.empty()));
+            return new FallbackExhaustedException(FallbackChain.this.name, Math.max(1, this.attempts), this.failures);
+        }
+
+        private Member calledMember() {
+            if (this.current < 0 || this.current >= FallbackChain.this.members.size()) {
+                throw new IllegalStateException("No member of chain '" + FallbackChain.this.name + "' is being called");
+            }
+            return FallbackChain.this.members.get(this.current);
+        }
     }
 
     /** One member and its skip state, shared by every call. */

@@ -86,4 +86,24 @@ class RetryClientFallbackContextTests {
         assertThat(client.invoke(REQUEST, CallContext.background().withFallback()).output()).isEqualTo("ok");
         assertThat(this.sleeper.delays()).containsExactly(Duration.ofMillis(100));
     }
+
+    @Test
+    void givesUpInsteadOfWaitingWithinAFallbackScope() {
+        ScriptedClient inner = ScriptedClient.script()
+            .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)));
+
+        assertThatExceptionOfType(CoolingDownException.class)
+            .isThrownBy(() -> FallbackScope.call(() -> client(inner).invoke(REQUEST, CallContext.background())));
+        assertThat(FallbackScope.isActive()).isFalse();
+    }
+
+    @Test
+    void waitsForTheRetryAfterOutsideAFallbackScope() {
+        ScriptedClient inner = ScriptedClient.script()
+            .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)))
+            .thenRespond("ok");
+
+        assertThat(client(inner).invoke(REQUEST, CallContext.background()).output()).isEqualTo("ok");
+        assertThat(this.clock.instant()).isEqualTo(MutableClock.START.plusSeconds(30));
+    }
 }
