@@ -261,7 +261,8 @@ public final class FallbackChain {
 
         private final Function<RuntimeException, Optional<FallbackReason>> reasons;
 
-        private final List<RuntimeException> failures = new ArrayList<>(2);
+        /** Each called member's failure, in order; made at the first, so that an answer allocates none. */
+        private @Nullable List<RuntimeException> failures;
 
         private int attempts;
 
@@ -317,7 +318,7 @@ public final class FallbackChain {
                 }
                 return i;
             }
-            if (this.failures.isEmpty() && this.current < 0) {
+            if (this.failures == null && this.current < 0) {
                 // Every member came to be skipped since the call started: as if they all were then.
                 this.onlyMember = firstFree();
                 this.current = this.onlyMember;
@@ -354,7 +355,10 @@ public final class FallbackChain {
         public void answered() {
             Member member = calledMember();
             member.succeeded();
-            tell(new FallbackCallEvent(FallbackChain.this.name, Optional.of(member.name())));
+            // No event to make on the path of a member that answers, unless someone listens.
+            if (!FallbackChain.this.listeners.isEmpty()) {
+                tell(new FallbackCallEvent(FallbackChain.this.name, Optional.of(member.name())));
+            }
         }
 
         /**
@@ -373,6 +377,7 @@ public final class FallbackChain {
                 return false;
             }
             FallbackChain.this.fellOver(member, reason.get(), failure);
+            this.failures = (this.failures != null) ? this.failures : new ArrayList<>(2);
             this.failures.add(failure);
             this.attempts += attemptsOf(failure);
             return true;
@@ -385,11 +390,12 @@ public final class FallbackChain {
          * @throws IllegalStateException if no member fell over
          */
         public FallbackExhaustedException exhausted() {
-            if (this.failures.isEmpty()) {
+            List<RuntimeException> failed = this.failures;
+            if (failed == null) {
                 throw new IllegalStateException("No member of chain '" + FallbackChain.this.name + "' fell over");
             }
             tell(new FallbackCallEvent(FallbackChain.this.name, Optional.empty()));
-            return new FallbackExhaustedException(FallbackChain.this.name, Math.max(1, this.attempts), this.failures);
+            return new FallbackExhaustedException(FallbackChain.this.name, Math.max(1, this.attempts), failed);
         }
 
         private Member calledMember() {

@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.client.InferenceClient;
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.FallbackChain;
 import dev.inference.retry.FallbackClient;
 import dev.inference.retry.FallbackListener;
@@ -17,6 +18,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 
 /**
  * Makes the fallback chains that {@link FallbackChainRegistrar} registered, from their settings and
@@ -38,6 +40,8 @@ public final class FallbackChains {
 
     private final Clock clock;
 
+    private final ObjectProvider<CooldownStore> cooldownStore;
+
     private final Map<String, FallbackChain> made = Collections.synchronizedMap(new LinkedHashMap<>());
 
     /**
@@ -46,17 +50,19 @@ public final class FallbackChains {
      * @param beanFactory where the members are
      * @param properties the chains' settings
      * @param listeners told of every chain's fall-overs and calls, such as its meters
+     * @param cooldownStore the cool-down store, when one is configured
      */
     public FallbackChains(BeanFactory beanFactory, InferenceRetryProperties properties,
-            ObjectProvider<FallbackListener> listeners) {
-        this(beanFactory, properties, listeners, Clock.systemUTC());
+            ObjectProvider<FallbackListener> listeners, ObjectProvider<CooldownStore> cooldownStore) {
+        this(beanFactory, properties, listeners, cooldownStore, Clock.systemUTC());
     }
 
     FallbackChains(BeanFactory beanFactory, InferenceRetryProperties properties,
-            ObjectProvider<FallbackListener> listeners, Clock clock) {
+            ObjectProvider<FallbackListener> listeners, ObjectProvider<CooldownStore> cooldownStore, Clock clock) {
         this.beanFactory = beanFactory;
         this.properties = properties;
         this.listeners = listeners;
+        this.cooldownStore = cooldownStore;
         this.clock = clock;
     }
 
@@ -106,6 +112,31 @@ public final class FallbackChains {
         FallbackChain rules = builder.build();
         this.made.put(chain, rules);
         return rules;
+    }
+
+    /**
+     * Returns how long a member bean's provider account still cools down, for a member whose retries
+     * happen beneath its bean (so that no retrier of it is at hand): the cool-down store's remaining
+     * time for the bean's key ({@code inference.retry.clients.<bean>.cooldown-key}, or the bean's name).
+     *
+     * @param member the member's bean name
+     * @return the probe; always zero without a cool-down store
+     */
+    public Supplier<Duration> coolingOf(String member) {
+        CooldownStore store = this.cooldownStore.getIfAvailable();
+        if (store == null) {
+            return () -> Duration.ZERO;
+        }
+        String key = member;
+        ConfigurationPropertyName name = ConfigurationPropertyName.adapt(member, '.');
+        for (Map.Entry<String, InferenceRetryProperties.Client> entry : this.properties.getClients().entrySet()) {
+            String configured = entry.getValue().getCooldownKey();
+            if (configured != null && ConfigurationPropertyName.adapt(entry.getKey(), '.').equals(name)) {
+                key = configured;
+            }
+        }
+        String cooled = key;
+        return () -> store.remaining(cooled);
     }
 
     /**

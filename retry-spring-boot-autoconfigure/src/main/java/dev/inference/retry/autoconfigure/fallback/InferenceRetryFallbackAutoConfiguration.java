@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure.fallback;
 
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.FallbackListener;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProperties;
@@ -31,8 +32,8 @@ public final class InferenceRetryFallbackAutoConfiguration {
 
     @Bean(FallbackChains.BEAN_NAME)
     FallbackChains inferenceRetryFallbackChains(BeanFactory beanFactory, InferenceRetryProperties properties,
-            ObjectProvider<FallbackListener> listeners) {
-        return new FallbackChains(beanFactory, properties, listeners);
+            ObjectProvider<FallbackListener> listeners, ObjectProvider<CooldownStore> cooldownStore) {
+        return new FallbackChains(beanFactory, properties, listeners, cooldownStore);
     }
 
     /** Counts the chains' fall-overs and calls. */
