@@ -154,6 +154,23 @@ class ChatModelFallbackApplicationTests {
         }
 
         @Test
+        void fallsOverAfterOneRequestWhenOpenAiRefusesTheKey() {
+            openAiAnswers(json(OpenAiWire.error("invalid_request_error", "Incorrect API key")).withStatus(401));
+            try (ConfigurableApplicationContext context = start()) {
+                assertThat(context.getBean("chat", ChatModel.class).call("Hi")).isEqualTo("From Claude");
+                assertThat(openAiRequests()).isEqualTo(1);
+            }
+        }
+
+        @Test
+        void fallsOverWhenOpenAiRefusesTheKeyWithAnErrorThatHasNoType() {
+            openAiAnswers(json("{\"error\":{\"message\":\"no key\"}}").withStatus(401));
+            try (ConfigurableApplicationContext context = start()) {
+                assertThat(context.getBean("chat", ChatModel.class).call("Hi")).isEqualTo("From Claude");
+            }
+        }
+
+        @Test
         void isAnsweredByTheNextMemberAtOnceWhenOpenAiAsksToWait30Seconds() {
             try (ConfigurableApplicationContext context = start()) {
                 warmUp(context);
