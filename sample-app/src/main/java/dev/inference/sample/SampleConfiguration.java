@@ -45,7 +45,10 @@ class SampleConfiguration {
         catch (IllegalArgumentException ex) {
             throw new IllegalStateException("Invalid sample.provider.rate-limit: " + ex.getMessage(), ex);
         }
-        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port, rateLimit);
+        FlakyProvider provider = FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port,
+                rateLimit);
+        provider.setOpenAiDown(properties.isOpenaiDown());
+        return provider;
     }
 
     @Bean

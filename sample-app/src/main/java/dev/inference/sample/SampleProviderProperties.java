@@ -34,6 +34,12 @@ public class SampleProviderProperties {
     private Duration retryAfter = Duration.ofSeconds(1);
 
     /**
+     * Whether the OpenAI side of the embedded provider answers 503 to every chat completion, so that
+     * the fallback chain "chat" answers /ai/chat from the Anthropic side.
+     */
+    private boolean openaiDown;
+
+    /**
      * Fractions of requests to fail on purpose, by kind.
      */
     private final Faults faults = new Faults();
@@ -114,6 +120,24 @@ public class SampleProviderProperties {
      */
     public void setRetryAfter(Duration retryAfter) {
         this.retryAfter = retryAfter;
+    }
+
+    /**
+     * Returns whether the OpenAI side answers 503 to every chat completion.
+     *
+     * @return {@code true} when switched off
+     */
+    public boolean isOpenaiDown() {
+        return this.openaiDown;
+    }
+
+    /**
+     * Sets whether the OpenAI side answers 503 to every chat completion.
+     *
+     * @param openaiDown {@code true} to switch it off
+     */
+    public void setOpenaiDown(boolean openaiDown) {
+        this.openaiDown = openaiDown;
     }
 
     /**
