@@ -12,7 +12,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
+import dev.inference.client.CallContext;
+import dev.inference.client.InferenceClient;
+import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
 import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.autoconfigure.fallback.InvalidFallbackPropertyException;
 import dev.inference.retry.springai.AnthropicWire;
 import dev.inference.retry.springai.OpenAiWire;
 import java.time.Duration;
@@ -32,6 +38,8 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * An application with the real OpenAI and Anthropic starters and a chain {@code chat} over their chat
@@ -254,21 +262,68 @@ class ChatModelFallbackApplicationTests {
         }
     }
 
+    @Nested
+    class Refusals {
+
+        @Test
+        void failsToStartWhenAMemberNamesNoChatModel() {
+            assertThatThrownBy(() -> start("inference.retry.fallbacks.chat.members=openAiChatModel, anthropicModel"))
+                .isInstanceOf(InvalidFallbackPropertyException.class)
+                .hasMessageContaining("inference.retry.fallbacks.chat.members")
+                .hasMessageContaining("'anthropicModel' names none");
+        }
+
+        @Test
+        void failsToStartWhenTheMembersKindsDiffer() {
+            assertThatThrownBy(() -> new SpringApplicationBuilder(Application.class, OneInferenceClient.class)
+                .web(WebApplicationType.NONE)
+                .properties(properties())
+                .run("--inference.retry.fallbacks.chat.members=openAiChatModel, local"))
+                .isInstanceOf(InvalidFallbackPropertyException.class)
+                .hasMessageContaining("'openAiChatModel' is of kind ChatModel while 'local' is of kind InferenceClient");
+        }
+    }
+
+    /** An {@code InferenceClient} bean beside the chat models. */
+    @Configuration(proxyBeanMethods = false)
+    static class OneInferenceClient {
+
+        @Bean
+        InferenceClient local() {
+            return new InferenceClient() {
+
+                @Override
+                public InferenceResponse invoke(InferenceRequest request, CallContext context) {
+                    return InferenceResponse.of("local");
+                }
+
+                @Override
+                public StreamReader stream(InferenceRequest request, CallContext context) {
+                    throw new UnsupportedOperationException("Not streamed here");
+                }
+            };
+        }
+    }
+
+    private String[] properties() {
+        return new String[] { "inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
+                "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
+                "inference.retry.fallbacks.chat.members=openAiChatModel, anthropicChatModel",
+                "inference.retry.fallbacks.chat.primary=true",
+                "spring.ai.openai.base-url=http://127.0.0.1:" + this.openAi.port() + "/v1",
+                "spring.ai.openai.api-key=test",
+                "spring.ai.anthropic.base-url=http://127.0.0.1:" + this.anthropic.port(),
+                "spring.ai.anthropic.api-key=test", "spring.ai.anthropic.chat.options.model=claude-own",
+                "spring.ai.model.embedding=none", "spring.ai.model.image=none",
+                "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
+                "spring.ai.model.moderation=none", "spring.main.banner-mode=off",
+                "spring.autoconfigure.exclude=org.springframework.ai.model.google.genai.autoconfigure.chat."
+                        + "GoogleGenAiChatAutoConfiguration" };
+    }
+
     private ConfigurableApplicationContext start(String... arguments) {
         return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
-            .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
-                    "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
-                    "inference.retry.fallbacks.chat.members=openAiChatModel, anthropicChatModel",
-                    "inference.retry.fallbacks.chat.primary=true",
-                    "spring.ai.openai.base-url=http://127.0.0.1:" + this.openAi.port() + "/v1",
-                    "spring.ai.openai.api-key=test",
-                    "spring.ai.anthropic.base-url=http://127.0.0.1:" + this.anthropic.port(),
-                    "spring.ai.anthropic.api-key=test", "spring.ai.anthropic.chat.options.model=claude-own",
-                    "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-                    "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-                    "spring.ai.model.moderation=none", "spring.main.banner-mode=off",
-                    "spring.autoconfigure.exclude=org.springframework.ai.model.google.genai.autoconfigure.chat."
-                            + "GoogleGenAiChatAutoConfiguration")
+            .properties(properties())
             .run(Arrays.stream(arguments).map((argument) -> "--" + argument).toArray(String[]::new));
     }
 

@@ -192,8 +192,8 @@ public final class FallbackChainRegistrar implements BeanDefinitionRegistryPostP
             }
             else if (first != kind) {
                 throw new InvalidFallbackPropertyException(chain, property, members,
-                        "the members must all be of one kind, and '" + firstMember + "' is a "
-                                + first.memberType().getSimpleName() + " while '" + member + "' is a "
+                        "the members must all be of one kind, and '" + firstMember + "' is of kind "
+                                + first.memberType().getSimpleName() + " while '" + member + "' is of kind "
                                 + kind.memberType().getSimpleName(),
                         "Make " + property + " name " + first.memberType().getSimpleName() + " beans only, or "
                                 + kind.memberType().getSimpleName() + " beans only.");
