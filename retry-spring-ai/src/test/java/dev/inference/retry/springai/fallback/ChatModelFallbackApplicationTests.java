@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.WireMock;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
 import dev.inference.client.CallContext;
@@ -20,6 +21,7 @@ import dev.inference.client.StreamReader;
 import dev.inference.retry.FallbackExhaustedException;
 import dev.inference.retry.autoconfigure.fallback.InvalidFallbackPropertyException;
 import dev.inference.retry.springai.AnthropicWire;
+import dev.inference.retry.springai.OllamaWire;
 import dev.inference.retry.springai.OpenAiWire;
 import java.time.Duration;
 import java.util.Arrays;
@@ -124,9 +126,9 @@ class ChatModelFallbackApplicationTests {
                 assertThat(response.getMetadata().getModel()).isEqualTo("claude-test");
                 assertThat(openAiRequests()).isEqualTo(3);
                 anthropic.verify(postRequestedFor(urlEqualTo(AnthropicWire.PATH))
-                    .withRequestBody(matchingJsonPath("$.model", com.github.tomakehurst.wiremock.client.WireMock
+                    .withRequestBody(matchingJsonPath("$.model", WireMock
                         .equalTo("claude-own")))
-                    .withRequestBody(matchingJsonPath("$.temperature", com.github.tomakehurst.wiremock.client.WireMock
+                    .withRequestBody(matchingJsonPath("$.temperature", WireMock
                         .equalTo("0.3"))));
             }
         }
@@ -258,6 +260,41 @@ class ChatModelFallbackApplicationTests {
                 List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList().block();
 
                 assertThat(String.join("", chunks)).isEqualTo("From Claude");
+            }
+        }
+    }
+
+    @Nested
+    class Ollama {
+
+        @Test
+        void answersWithItsOwnModelWhenOpenAiIsDown() {
+            openAiAnswers(aResponse().withStatus(503));
+            anthropic.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.chat("From Llama")));
+            try (ConfigurableApplicationContext context = start(
+                    "inference.retry.fallbacks.chat.members=openAiChatModel, ollamaChatModel",
+                    "spring.ai.ollama.base-url=http://127.0.0.1:" + anthropic.port(),
+                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL)) {
+                ChatResponse response = context.getBean("chat", ChatModel.class)
+                    .call(new Prompt("Hi", ChatOptions.builder().model("gpt-4o-mini").temperature(0.3).build()));
+
+                assertThat(content(response)).isEqualTo("From Llama");
+                anthropic.verify(postRequestedFor(urlEqualTo(OllamaWire.CHAT))
+                    .withRequestBody(matchingJsonPath("$.model", WireMock.equalTo(OllamaWire.MODEL))));
+            }
+        }
+
+        @Test
+        void streamsWhenOpenAiIsDownBeforeContent() {
+            openAiAnswers(aResponse().withStatus(503));
+            anthropic.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.stream("From ", "Llama")));
+            try (ConfigurableApplicationContext context = start(
+                    "inference.retry.fallbacks.chat.members=openAiChatModel, ollamaChatModel",
+                    "spring.ai.ollama.base-url=http://127.0.0.1:" + anthropic.port(),
+                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL)) {
+                List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList().block();
+
+                assertThat(String.join("", chunks)).isEqualTo("From Llama");
             }
         }
     }
