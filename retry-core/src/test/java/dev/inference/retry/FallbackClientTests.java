@@ -407,6 +407,22 @@ class FallbackClientTests {
         }
 
         @Test
+        void passTheReaderThroughOnceEarlierMembersFellOver() {
+            ScriptedClient openai = ScriptedClient.script().thenFail(new HttpStatusException(401, "no", null));
+            ScriptedReader reader = ScriptedReader.completing("hi").rateLimitedFor(Duration.ofSeconds(3));
+            ScriptedClient anthropic = ScriptedClient.script().thenOpen(reader);
+            FallbackClient chain = chain(openai, anthropic).build();
+
+            StreamReader stream = chain.stream(REQUEST);
+
+            assertThat(stream.rateLimitedFor()).contains(Duration.ofSeconds(3));
+            assertThat(stream).hasToString("ChainedStreamReader[" + reader + ", earlierAttempts=1]");
+            stream.close();
+            assertThat(reader.closes()).isEqualTo(1);
+            assertThat(chain).hasToString("FallbackClient[name=chat, members=[openai, anthropic]]");
+        }
+
+        @Test
         void neverFallOverOnceEstablished() {
             NetworkException reset = new NetworkException("reset", null);
             ScriptedClient openai = ScriptedClient.script().thenOpen(ScriptedReader.failingAfter(reset, "hel"));
