@@ -18,8 +18,10 @@ public class CoolingDownException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** How many attempts the call made before it gave up; 0 when it gave up before its first. */
     private final int attempts;
 
+    /** How long the call would have waited. */
     private final Duration wait;
 
     /**

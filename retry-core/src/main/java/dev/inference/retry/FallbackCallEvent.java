@@ -14,6 +14,8 @@ public record FallbackCallEvent(String chain, Optional<String> answeredBy) {
     /**
      * Checks the fields.
      *
+     * @param chain the chain's name
+     * @param answeredBy the member that answered, or empty when every member fell over
      * @throws NullPointerException if an argument is {@code null}
      */
     public FallbackCallEvent {

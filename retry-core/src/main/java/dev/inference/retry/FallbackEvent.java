@@ -16,6 +16,10 @@ public record FallbackEvent(String chain, String member, FallbackReason reason, 
     /**
      * Checks the names and the reason.
      *
+     * @param chain the chain's name
+     * @param member the member's name
+     * @param reason why the call left it
+     * @param failure the member's failure, or {@code null} for {@link FallbackReason#SKIPPED}
      * @throws NullPointerException if {@code chain}, {@code member} or {@code reason} is {@code null}
      */
     public FallbackEvent {

@@ -14,6 +14,7 @@ public class FallbackExhaustedException extends ExhaustedException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the chain whose members all fell over. */
     private final String chain;
 
     /**

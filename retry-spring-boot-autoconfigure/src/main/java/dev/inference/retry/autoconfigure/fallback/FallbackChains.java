@@ -12,7 +12,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -201,14 +200,5 @@ public final class FallbackChains {
      */
     public record MemberDescriptor(String member, boolean skipped, @Nullable String skippedUntil,
             @Nullable String coolingUntil) {
-
-        /**
-         * Checks the name.
-         *
-         * @throws NullPointerException if {@code member} is {@code null}
-         */
-        public MemberDescriptor {
-            Objects.requireNonNull(member, "member must not be null");
-        }
     }
 }
