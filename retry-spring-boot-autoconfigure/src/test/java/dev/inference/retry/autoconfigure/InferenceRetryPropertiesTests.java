@@ -33,7 +33,9 @@ class InferenceRetryPropertiesTests {
                     "inference.retry.stable-delay: java.time.Duration",
                     "inference.retry.max-attempts: java.lang.Integer", "inference.retry.max-delay: java.time.Duration",
                     "inference.retry.clients: java.util.Map<java.lang.String,"
-                            + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>");
+                            + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>",
+                    "inference.retry.fallbacks: java.util.Map<java.lang.String,"
+                            + "dev.inference.retry.autoconfigure.fallback.FallbackChainProperties>");
         assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description")).isNotBlank()
             .doesNotStartWith("The ")
             .doesNotStartWith("A "));

@@ -5,6 +5,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.FallbackScope;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.ShutdownSignal;
@@ -132,7 +133,8 @@ public final class RetryingExchanges<R> {
             context = registered.get();
         }
         else {
-            context = CallContext.cancellable();
+            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
+            context = FallbackScope.isActive() ? CallContext.cancellable().withFallback() : CallContext.cancellable();
         }
         return new AsyncExchange<>(this, outgoing, transport, operationOf(outgoing), context).start();
     }
