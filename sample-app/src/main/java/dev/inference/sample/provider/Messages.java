@@ -1,8 +1,6 @@
 package dev.inference.sample.provider;
 
 import java.util.Optional;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -23,25 +21,8 @@ final class Messages {
      * @return the request, or empty when the body is not such a request
      */
     Optional<Completions.Chat> read(byte[] body) {
-        JsonNode request;
-        try {
-            request = this.mapper.readTree(body);
-        }
-        catch (JacksonException ex) {
-            return Optional.empty();
-        }
-        Optional<String> model = request.path("model").stringValueOpt();
-        Optional<String> prompt = Optional.empty();
-        for (JsonNode message : request.path("messages")) {
-            if (message.path("role").stringValueOpt().filter("user"::equals).isPresent()) {
-                JsonNode content = message.path("content");
-                prompt = content.isArray() ? content.path(0).path("text").stringValueOpt() : content.stringValueOpt();
-            }
-        }
-        if (model.isEmpty() || prompt.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new Completions.Chat(model.get(), prompt.get(), request.path("stream").asBoolean(false)));
+        return Completions.readChat(this.mapper, body, (content) -> content.isArray()
+                ? content.path(0).path("text").stringValueOpt() : content.stringValueOpt());
     }
 
     byte[] message(Completions.Chat chat, String id) {
