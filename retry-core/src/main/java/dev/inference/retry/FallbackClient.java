@@ -138,7 +138,7 @@ public final class FallbackClient implements InferenceClient {
 
             @Override
             public StreamReader answered(StreamReader reader, int earlierAttempts) {
-                return (earlierAttempts == 0) ? reader : new ChainedStreamReader(reader, earlierAttempts);
+                return (earlierAttempts == 0) ? reader : StampedStreamReader.addingEarlier(reader, earlierAttempts);
             }
         });
     }

@@ -416,7 +416,7 @@ class FallbackClientTests {
             StreamReader stream = chain.stream(REQUEST);
 
             assertThat(stream.rateLimitedFor()).contains(Duration.ofSeconds(3));
-            assertThat(stream).hasToString("ChainedStreamReader[" + reader + ", earlierAttempts=1]");
+            assertThat(stream).hasToString("StampedStreamReader[earlierAttempts=1, delegate=" + reader + "]");
             stream.close();
             assertThat(reader.closes()).isEqualTo(1);
             assertThat(chain).hasToString("FallbackClient[name=chat, members=[openai, anthropic]]");
