@@ -354,6 +354,8 @@ class ChatModelFallbackApplicationTests {
                 "spring.ai.model.embedding=none", "spring.ai.model.image=none",
                 "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
                 "spring.ai.model.moderation=none", "spring.main.banner-mode=off",
+                // Ollama's RestClient on Reactor Netty: Apache HttpClient 5, a test dependency here, retries beneath the starter.
+                "spring.http.clients.imperative.factory=reactor",
                 "spring.autoconfigure.exclude=org.springframework.ai.model.google.genai.autoconfigure.chat."
                         + "GoogleGenAiChatAutoConfiguration" };
     }
