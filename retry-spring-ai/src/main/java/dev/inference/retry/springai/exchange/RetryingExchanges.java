@@ -384,7 +384,10 @@ public final class RetryingExchanges<R> {
         R whole;
         Optional<RuntimeException> inBand;
         try {
-            whole = this.sdk.withBody(response, PeekedResponse.body(read, body));
+            Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
+            InputStream rest = idle.isEmpty() ? body
+                    : IdleWatchedStream.watch(body, idle.get(), this.timer, () -> this.sdk.close(response));
+            whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }
         catch (RuntimeException | Error ex) {

@@ -3,8 +3,10 @@ package dev.inference.retry.springai.timeouts;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.AttemptTimeoutException;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -137,6 +140,64 @@ class SdkExchangeTimeoutsTests {
 
                 assertThat(answer).isEqualTo("Hello");
                 assertThat(server.requestCount()).isEqualTo(1);
+            });
+        }
+    }
+
+    @Nested
+    class OpenAiStalledStream {
+
+        @Test
+        void endsAStreamSilentPastItsIdleTimeoutAfterTheTokensSentWithoutRetrying() {
+            server.enqueue((exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).hang());
+            openAi(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
+                List<String> received = new CopyOnWriteArrayList<>();
+                long start = System.nanoTime();
+
+                Throwable thrown = catchThrowable(() -> context.getBean("openAiChatModel", StreamingChatModel.class)
+                    .stream("Hi")
+                    .doOnNext(received::add)
+                    .blockLast(Duration.ofSeconds(20)));
+
+                assertThat(thrown).isInstanceOf(StreamStalledException.class);
+                assertThat(received).containsExactly("Hel");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
+                    .isLessThan(TIMEOUT.plus(MARGIN));
+                assertThat(server.requestCount()).isOne();
+                awaitTrue(() -> server.closedByClient() == 1);
+            });
+        }
+
+        @Test
+        void countsKeepAlivesAsSilence() {
+            server.enqueue((exchange) -> {
+                exchange.sse().data(OpenAiWire.chunk("Hel"));
+                while (true) {
+                    exchange.comment("keep-alive").pause(KEEP_ALIVE_EVERY);
+                }
+            });
+            openAi(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
+                Throwable thrown = catchThrowable(() -> context.getBean("openAiChatModel", StreamingChatModel.class)
+                    .stream("Hi")
+                    .blockLast(Duration.ofSeconds(20)));
+
+                assertThat(thrown).isInstanceOf(StreamStalledException.class);
+                assertThat(server.requestCount()).isOne();
+            });
+        }
+
+        @Test
+        void leavesAStreamWhoseEventsComeWithinTheIdleTimeout() {
+            server.enqueue((exchange) -> exchange.sse()
+                .data(OpenAiWire.chunk("Hel"))
+                .pause(TIMEOUT.dividedBy(2))
+                .data(OpenAiWire.chunk("lo"))
+                .pause(TIMEOUT.dividedBy(2))
+                .data("[DONE]"));
+            openAi(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
+                String answer = streamed(context.getBean("openAiChatModel", StreamingChatModel.class));
+
+                assertThat(answer).isEqualTo("Hello");
             });
         }
     }
