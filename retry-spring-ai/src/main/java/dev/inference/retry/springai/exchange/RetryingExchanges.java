@@ -381,6 +381,11 @@ public final class RetryingExchanges<R> {
         finally {
             closeOnCancel.close();
         }
+        if (closedOnCancel.get()) {
+            // The cancellation closed the response just as its read ended: what is left of it is gone.
+            return readFailed(this.sdk.failures().ioException("The response was closed",
+                    new IOException("The attempt ended while its response was read")), true, context);
+        }
         R whole;
         Optional<RuntimeException> inBand;
         try {

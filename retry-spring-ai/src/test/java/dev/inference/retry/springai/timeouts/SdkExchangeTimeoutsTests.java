@@ -23,12 +23,17 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import okhttp3.ConnectionPool;
+import okhttp3.internal.connection.RealCall;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.StreamingChatModel;
+import org.springframework.ai.embedding.EmbeddingModel;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -51,6 +56,25 @@ class SdkExchangeTimeoutsTests {
     private static final Duration KEEP_ALIVE_EVERY = Duration.ofMillis(50);
 
     private SseScriptServer server;
+
+    /**
+     * Loads what the first exchange of each model loads, once for the class and with no timeout: on a
+     * busy machine a cold first exchange may take longer than the timeouts tested.
+     */
+    @BeforeAll
+    static void warmUp() {
+        try (SseScriptServer warm = SseScriptServer.start()) {
+            warm.enqueue((exchange) -> exchange.json(200, Map.of(), OpenAiWire.completion("Hello")),
+                    (exchange) -> exchange.sse().data(OpenAiWire.chunk("Hello")).data("[DONE]"),
+                    (exchange) -> exchange.json(200, Map.of(), AnthropicWire.message("Hello")));
+            run(SpringAiStarters.openAi(warm.baseUrl().toString()), "openAiChatModel", Timeouts.none(), (context) -> {
+                context.getBean("openAiChatModel", ChatModel.class).call("Hi");
+                streamed(context.getBean("openAiChatModel", StreamingChatModel.class));
+            });
+            run(SpringAiStarters.anthropic(warm.baseUrl().toString()), "anthropicChatModel", Timeouts.none(),
+                    (context) -> context.getBean("anthropicChatModel", ChatModel.class).call("Hi"));
+        }
+    }
 
     @BeforeEach
     void startServer() {
@@ -199,6 +223,84 @@ class SdkExchangeTimeoutsTests {
 
                 assertThat(answer).isEqualTo("Hello");
             });
+        }
+    }
+
+    @Nested
+    class OpenAiEmbedding {
+
+        @Test
+        void abandonsAHungSubBatchAttemptAndSucceedsOnTheNext() {
+            SseScriptServer.Script embeddings = (exchange) -> exchange.json(200, Map.of(), OpenAiWire.embeddings());
+            server.enqueue(embeddings, SseScriptServer.Exchange::hang, embeddings);
+            run(SpringAiStarters.openAiEmbedding(server.baseUrl().toString()), "openAiEmbeddingModel",
+                    Timeouts.none().withAttempt(TIMEOUT), (context) -> {
+                        EmbeddingModel model = context.getBean("openAiEmbeddingModel", EmbeddingModel.class);
+                        model.embed("Warm up");
+                        long start = System.nanoTime();
+
+                        float[] embedding = model.embed("Hello");
+
+                        assertThat(embedding).isNotEmpty();
+                        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
+                            .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
+                        assertThat(server.requestCount()).isEqualTo(1 + 2);
+                        awaitTrue(() -> server.closedByClient() == 1);
+                    });
+        }
+    }
+
+    /**
+     * 200 attempts abandoned one after the other leave no connection in the OkHttp pool and no thread
+     * behind them.
+     */
+    @Nested
+    class Leaks {
+
+        private static final int ABANDONED = 200;
+
+        private static final Duration SHORT = Duration.ofMillis(50);
+
+        @Test
+        void leavesNoConnectionInThePoolAndNoThreadAfterManyAbandonedAttempts() {
+            List<ConnectionPool> pools = new CopyOnWriteArrayList<>();
+            OpenAiHttpClientBuilderCustomizer poolSeen = (builder) -> builder.interceptor((chain) -> {
+                // A test's read of OkHttp 4.12's call, the one way to reach the pool the model's client uses.
+                pools.add(((RealCall) chain.call()).getClient().connectionPool());
+                return chain.proceed(chain.request());
+            });
+            for (int i = 0; i < 1 + ABANDONED; i++) {
+                server.enqueue(SseScriptServer.Exchange::hang);
+            }
+            Retrier retrier = Retrier.builder(new Policy(0, BACKOFF, 1, BACKOFF))
+                .name("openAiChatModel")
+                .timeouts(Timeouts.none().withAttempt(SHORT))
+                .build();
+            SpringAiStarters.openAi(server.baseUrl().toString())
+                .withBean(OpenAiHttpClientBuilderCustomizer.class, () -> poolSeen)
+                .withBean(ModelRetriers.class,
+                        () -> (name) -> name.equals("openAiChatModel") ? Optional.of(retrier) : Optional.empty())
+                .run((context) -> {
+                    ChatModel model = context.getBean("openAiChatModel", ChatModel.class);
+                    // Starts OkHttp's and the timer's threads, and is abandoned as every call after it.
+                    assertThatThrownBy(() -> model.call("Warm up")).isInstanceOf(ExhaustedException.class);
+                    ConnectionPool pool = pools.get(0);
+                    int connections = pool.connectionCount();
+                    int threads = Thread.activeCount();
+
+                    for (int i = 0; i < ABANDONED; i++) {
+                        assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(ExhaustedException.class)
+                            .cause()
+                            .isInstanceOf(AttemptTimeoutException.class);
+                    }
+
+                    // An attempt abandoned before its request was written reaches the server as no request.
+                    assertThat(server.requestCount()).isLessThanOrEqualTo(1 + ABANDONED);
+                    awaitTrue(() -> pool.connectionCount() <= connections, Duration.ofSeconds(20));
+                    awaitTrue(() -> server.openConnections() == 0, Duration.ofSeconds(20));
+                    // Idle OkHttp and timer threads end on their own; none must stay per abandoned attempt.
+                    awaitTrue(() -> Thread.activeCount() <= threads + 2, Duration.ofSeconds(20));
+                });
         }
     }
 
