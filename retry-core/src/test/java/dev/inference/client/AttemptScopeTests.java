@@ -427,9 +427,16 @@ class AttemptScopeTests {
             executor.setRemoveOnCancelPolicy(true);
             try {
                 AttemptScope.Timer real = AttemptScope.Timer.of(executor);
+                // The timeout fires on the executor only once the action is registered, however busy the machine.
+                CountDownLatch registered = new CountDownLatch(1);
+                AttemptScope.Timer gated = (delay, action) -> real.schedule(delay, () -> {
+                    awaitQuietly(registered);
+                    action.run();
+                });
                 CompletableFuture<Thread> abortedOn = new CompletableFuture<>();
-                AttemptScope timedOut = caller.startAttempt(Duration.ofMillis(1), real);
+                AttemptScope timedOut = caller.startAttempt(Duration.ofMillis(1), gated);
                 timedOut.context().onCancel(() -> abortedOn.complete(Thread.currentThread()));
+                registered.countDown();
                 AttemptScope closed = caller.startAttempt(Duration.ofHours(1), real);
 
                 assertThat(abortedOn.get(5, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
@@ -443,6 +450,15 @@ class AttemptScopeTests {
             finally {
                 executor.shutdownNow();
             }
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 }
