@@ -60,20 +60,10 @@ final class Cancellation {
     /** Parks until cancelled or {@code nanos} have elapsed; throws if interrupted. */
     void await(long nanos) throws InterruptedException {
         Thread self = Thread.currentThread();
-        long start = System.nanoTime();
         this.waiters.add(self);
         try {
             // Registered before checking, so a cancel() racing with us either is seen here or unparks us.
-            while (!isCancelled()) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                long left = nanos - (System.nanoTime() - start);
-                if (left <= 0) {
-                    return;
-                }
-                LockSupport.parkNanos(this, left);
-            }
+            Durations.park(nanos, this::isCancelled, this);
         }
         finally {
             this.waiters.remove(self);

@@ -2,9 +2,12 @@ package dev.inference.client;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
- * Overflow-safe arithmetic on {@link Duration}s, for waits counted in nanoseconds.
+ * Overflow-safe arithmetic on {@link Duration}s, for waits counted in nanoseconds, and the one park
+ * loop that the library's cancellable waits share.
  *
  * <p>A {@code long} holds about 292 years of nanoseconds; {@link Duration} holds far more. Every wait
  * in this library is counted in nanoseconds, so every conversion saturates at
@@ -62,6 +65,31 @@ public final class Durations {
             return Duration.ofNanos((long) (duration.toNanos() * factor));
         }
         return Duration.ofSeconds((long) (duration.toSeconds() * factor));
+    }
+
+    /**
+     * Parks the calling thread until {@code done} says so, {@code nanos} have elapsed, or the thread is
+     * interrupted; holds no lock, so a virtual thread is never pinned. Whoever makes {@code done} true
+     * must then unpark the thread, and must be registered to do so before this is called, so that a
+     * change racing with the call is either seen here or wakes the thread.
+     *
+     * @param nanos the longest wait in nanoseconds; zero or negative does not park
+     * @param done tells whether the wait is over for another reason than time
+     * @param blocker the object the thread parks on, as shown by thread dumps
+     * @throws InterruptedException if the thread is interrupted (its interrupt status is then cleared)
+     */
+    public static void park(long nanos, BooleanSupplier done, Object blocker) throws InterruptedException {
+        long start = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            long left = nanos - (System.nanoTime() - start);
+            if (left <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(blocker, left);
+        }
     }
 
     /**

@@ -95,21 +95,11 @@ public final class ShutdownSignal implements AutoCloseable {
         long nanos = Durations.toWaitNanos(Objects.requireNonNull(delay, "delay must not be null"));
         Objects.requireNonNull(context, "context must not be null");
         Thread self = Thread.currentThread();
-        long start = System.nanoTime();
         // Registered before checking, so a shutDown() or cancel() racing with us is seen or unparks us.
         CallContext.Registration onShutDown = onShutDown(() -> LockSupport.unpark(self));
         CallContext.Registration onCancel = context.onCancel(() -> LockSupport.unpark(self));
         try {
-            while (!isShutDown() && !context.isDone()) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                long left = nanos - (System.nanoTime() - start);
-                if (left <= 0) {
-                    return;
-                }
-                LockSupport.parkNanos(this, left);
-            }
+            Durations.park(nanos, () -> isShutDown() || context.isDone(), this);
         }
         finally {
             onCancel.close();

@@ -1,6 +1,7 @@
 package dev.inference.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import java.time.Duration;
@@ -72,6 +73,32 @@ class DurationsTests {
         void refusesAFactorThatIsNegativeOrNotFinite(double factor) {
             assertThatIllegalArgumentException().isThrownBy(() -> Durations.scale(Duration.ofSeconds(1), factor))
                 .withMessageStartingWith("factor must be finite and not negative");
+        }
+    }
+
+    @Nested
+    class Park {
+
+        @Test
+        void returnsAtOnceWhenTheWaitIsAlreadyOver() throws InterruptedException {
+            int[] asked = new int[1];
+            Durations.park(Long.MAX_VALUE, () -> ++asked[0] > 0, this);
+            assertThat(asked[0]).isEqualTo(1);
+        }
+
+        @Test
+        void doesNotParkForNoTime() throws InterruptedException {
+            int[] asked = new int[1];
+            Durations.park(0, () -> ++asked[0] < 0, this);
+            assertThat(asked[0]).isEqualTo(1);
+        }
+
+        @Test
+        void throwsAndClearsTheInterruptOfAnInterruptedThread() {
+            Thread.currentThread().interrupt();
+            assertThatExceptionOfType(InterruptedException.class)
+                .isThrownBy(() -> Durations.park(Long.MAX_VALUE, () -> false, this));
+            assertThat(Thread.currentThread().isInterrupted()).isFalse();
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.inference.sample;
 
-import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import dev.inference.retry.autoconfigure.RetrierCustomizer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,7 +35,7 @@ class VirtualTime {
     }
 
     @Bean
-    RetryClientBuilderCustomizer virtualTime(Waits waits) {
+    RetrierCustomizer virtualTime(Waits waits) {
         return (beanName, builder) -> builder.random(NoJitter.INSTANCE)
                 .sleeper((delay, context) -> waits.waits.add(delay));
     }

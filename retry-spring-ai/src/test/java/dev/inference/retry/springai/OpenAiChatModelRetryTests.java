@@ -19,6 +19,7 @@ import okhttp3.Interceptor;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -42,6 +43,12 @@ class OpenAiChatModelRetryTests extends SseChatModelRetryContract {
     @Override
     protected String beanName() {
         return "openAiChatModel";
+    }
+
+    /** Spring AI 2.0.0's model does not close the SDK's stream when its Flux is disposed; 2.0.1's does. */
+    @Override
+    protected boolean disposingTheStreamClosesIt() {
+        return !"2.0.0".equals(OpenAiChatModel.class.getPackage().getImplementationVersion());
     }
 
     @Override

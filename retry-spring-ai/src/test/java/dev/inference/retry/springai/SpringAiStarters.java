@@ -3,6 +3,7 @@ package dev.inference.retry.springai;
 import com.google.genai.Client;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.google.genai.autoconfigure.chat.GoogleGenAiChatAutoConfiguration;
 import org.springframework.ai.model.ollama.autoconfigure.OllamaApiAutoConfiguration;
@@ -13,6 +14,9 @@ import org.springframework.ai.model.openai.autoconfigure.OpenAiEmbeddingAutoConf
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.http.client.ClientHttpRequestFactory;
+import org.springframework.http.client.ReactorClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
 
 /**
  * Each provider's real Spring AI 2.0.1 chat (and embedding) auto-configuration, as an application gets it from the
@@ -93,7 +97,20 @@ public final class SpringAiStarters {
      * @return the runner
      */
     public static ApplicationContextRunner ollama(String root) {
+        return ollama(root, ReactorClientHttpRequestFactory::new);
+    }
+
+    /**
+     * Returns a runner of Spring AI's Ollama models, as {@link #ollama(String)}, whose client sends
+     * through the transport given.
+     *
+     * @param root the provider's root, which both models call
+     * @param transport makes the transport of the models' {@code RestClient}
+     * @return the runner
+     */
+    public static ApplicationContextRunner ollama(String root, Supplier<ClientHttpRequestFactory> transport) {
         return new ApplicationContextRunner()
+            .withBean(RestClient.Builder.class, () -> RestClient.builder().requestFactory(transport.get()))
             .withConfiguration(AutoConfigurations.of(OllamaApiAutoConfiguration.class, OllamaChatAutoConfiguration.class,
                     OllamaEmbeddingAutoConfiguration.class, ToolCallingAutoConfiguration.class,
                     org.springframework.ai.retry.autoconfigure.SpringAiRetryAutoConfiguration.class,

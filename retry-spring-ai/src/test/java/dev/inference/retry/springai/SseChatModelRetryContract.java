@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import dev.inference.retry.ExhaustedException;
@@ -41,6 +42,14 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
     /** Returns the runner with this interceptor added to the model's OkHttp clients by Spring AI's customizer. */
     protected abstract ApplicationContextRunner withInterceptor(ApplicationContextRunner runner,
             Interceptor interceptor);
+
+    /**
+     * Tells whether disposing the model's stream closes its SDK's stream, which is how a wait beneath the
+     * model learns of it: so every release the starter supports, but one that does not.
+     */
+    protected boolean disposingTheStreamClosesIt() {
+        return true;
+    }
 
     @Nested
     public class Stream {
@@ -101,6 +110,8 @@ public abstract class SseChatModelRetryContract extends ChatModelRetryContract {
 
         @Test
         void endsTheWaitAndMakesNoFurtherRequestWhenTheSubscriptionIsDisposed() {
+            assumeTrue(disposingTheStreamClosesIt(),
+                    "this Spring AI release does not close the SDK's stream when its Flux is disposed");
             provider().always(rateLimited("3600"));
             run((context) -> {
                 RetryTimer timer = context.getBean(RetryTimer.class);

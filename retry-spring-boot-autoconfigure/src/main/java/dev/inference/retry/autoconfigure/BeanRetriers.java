@@ -1,20 +1,24 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.Policy;
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.RetryListener;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Gives the {@link Retrier} of a bean of a {@link RetriedBeanType}, such as a Spring AI chat model,
- * configured by {@code inference.retry.*} exactly as an {@code InferenceClient} bean of the same name
- * would be: its validated policy, every {@link dev.inference.retry.RetryListener} bean (so the meters
- * count it under the bean's name), and every {@link RetryClientBuilderCustomizer} bean (the retry
- * budget, the shared cool-down, the shutdown signal and the observations among them): the same
- * assembly that gives a wrapped {@code InferenceClient} bean its retrier. Trap: the retrier's
- * {@linkplain Retrier.Builder#sleeper sleeper} is used only by the integration's calls that block
- * (through {@link dev.inference.retry.BlockingRetry}); those that schedule their waits on a timer
- * ignore it. Once given, the bean is listed by the {@code inferenceretry} endpoint.
+ * Gives the {@link Retrier} of a retried bean, assembled the one way every retried bean gets it:
+ * {@code InferenceClient} beans (wrapped by the auto-configuration) and the beans of every other
+ * {@link RetriedBeanType}, such as Spring AI's chat models. The retrier is named after the bean and
+ * carries the bean's {@link BeanRetrySettings} (policy, retry budget, and with a cool-down store its
+ * key, rate-limit headers and release spread), every {@link RetryListener} bean (of a
+ * {@link PerClientRetryListener}, the listener it gives for the bean), then every
+ * {@link RetrierCustomizer} bean, in order. Once given, the bean is listed by the
+ * {@code inferenceretry} endpoint.
+ *
+ * <p>Trap: the retrier's {@linkplain Retrier.Builder#sleeper sleeper} is used only by the calls that
+ * block; an integration that schedules its waits on a timer ignores it.
  *
  * <p>Thread-safe. Call it once per bean, when the bean is made, and keep the retrier.
  */
@@ -22,11 +26,18 @@ public final class BeanRetriers {
 
     private final ObjectProvider<RetriedClients> clients;
 
-    private final RetryingBeanAssembly assembly;
+    private final ObjectProvider<RetryListener> listeners;
 
-    BeanRetriers(ObjectProvider<RetriedClients> clients, RetryingBeanAssembly assembly) {
+    private final ObjectProvider<RetrierCustomizer> customizers;
+
+    private final ObjectProvider<CooldownStore> cooldownStore;
+
+    BeanRetriers(ObjectProvider<RetriedClients> clients, ObjectProvider<RetryListener> listeners,
+            ObjectProvider<RetrierCustomizer> customizers, ObjectProvider<CooldownStore> cooldownStore) {
         this.clients = clients;
-        this.assembly = assembly;
+        this.listeners = listeners;
+        this.customizers = customizers;
+        this.cooldownStore = cooldownStore;
     }
 
     /**
@@ -35,16 +46,35 @@ public final class BeanRetriers {
      * @param beanName the bean's name
      * @return its retrier, or empty when the bean is not to be retried
      *     ({@code inference.retry.clients.<name>.enabled=false}, or not a named bean of the factory)
-     * @throws InvalidRetryPropertyException when the bean has no complete, valid policy
+     * @throws InvalidRetryPropertyException when the bean has no complete, valid settings
      */
     public Optional<Retrier> retrierFor(String beanName) {
         RetriedClients clients = this.clients.getObject();
-        Optional<Policy> policy = clients.policyFor(beanName);
-        if (policy.isEmpty()) {
-            return Optional.empty();
-        }
-        Retrier retrier = this.assembly.build(policy.get(), beanName);
-        clients.made(beanName, retrier);
-        return Optional.of(retrier);
+        return clients.settingsFor(beanName).map((settings) -> {
+            Retrier retrier = build(settings, clients);
+            clients.made(beanName, retrier);
+            return retrier;
+        });
+    }
+
+    /** Records a bean whose object is a retrying client of the application's own. */
+    void ownRetryClient(String beanName, RetryClient client) {
+        this.clients.getObject().made(beanName, client);
+    }
+
+    private Retrier build(BeanRetrySettings settings, RetriedClients clients) {
+        String beanName = settings.beanName();
+        Retrier.Builder builder = Retrier.builder(settings.policy()).name(beanName);
+        this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
+        clients.budgetFor(settings).ifPresent(builder::budget);
+        this.cooldownStore.ifAvailable((store) -> builder.cooldown(store, settings.cooldownKey())
+            .honourRateLimits(settings.rateLimitHeaders())
+            .cooldownReleaseSpread(settings.cooldownReleaseSpread()));
+        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
+        return builder.build();
+    }
+
+    private static RetryListener forClient(RetryListener listener, String beanName) {
+        return (listener instanceof PerClientRetryListener perClient) ? perClient.forClient(beanName) : listener;
     }
 }

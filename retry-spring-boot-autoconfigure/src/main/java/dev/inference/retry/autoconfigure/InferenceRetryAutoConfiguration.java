@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
+import dev.inference.retry.CooldownStore;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,21 +15,17 @@ import org.springframework.context.annotation.Conditional;
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration} that
  * wraps every {@link InferenceClient} bean in a {@link RetryClient} configured by
- * {@code inference.retry.*}.
+ * {@code inference.retry.*} (SPEC §5), and gives the beans of every other {@link RetriedBeanType}
+ * (Spring AI's models, declared by the starter's Spring AI module) their retrier through
+ * {@link BeanRetriers}.
  *
- * <p>At startup, {@code @Lazy} beans included, every entry under {@code inference.retry.clients}
- * must name an {@code InferenceClient} bean and every bean to wrap must resolve to a complete, valid
- * policy; otherwise the application fails to start with an {@link InvalidRetryPropertyException}. A
- * bean whose object is a {@code RetryClient} already is not wrapped and needs no policy, whether it
- * is declared as one or as a plain {@code InferenceClient}, eager or {@code @Lazy}: see
- * {@link RetriedClients} for how that is told without making lazy beans that need not be made.
- * Every {@link RetryListener} bean is attached to every retrying client's
- * {@link dev.inference.retry.Retrier}, and every {@link RetryClientBuilderCustomizer} bean then
- * customizes the retrier's builder. Beans of the other types
- * declared as {@link RetriedBeanType} beans (Spring AI's chat models, by the starter's Spring AI
- * module) are validated the same way, and get their retrier from {@link BeanRetriers}.
- * With {@code inference.retry.enabled=false} none of this happens; a value of it that is not a
- * boolean fails startup.
+ * <p>Startup fails with an {@link InvalidRetryPropertyException} unless every bean to retry,
+ * {@code @Lazy} ones included, resolves to valid {@link BeanRetrySettings} and every entry under
+ * {@code inference.retry.clients} names a bean: {@link RetriedClients} says when each is checked, and
+ * how a bean whose object is a {@code RetryClient} already is told without making a lazy bean that
+ * need not be made. Every {@link RetryListener} bean is attached to every retrier, then every
+ * {@link RetrierCustomizer} bean customizes its builder. With {@code inference.retry.enabled=false}
+ * none of this happens; a value of it that is not a boolean fails startup.
  */
 @AutoConfiguration
 @Conditional(OnRetryEnabledCondition.class)
@@ -36,9 +33,8 @@ import org.springframework.context.annotation.Conditional;
 public final class InferenceRetryAutoConfiguration {
 
     @Bean
-    static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
-        return new InferenceClientRetryPostProcessor(clients, new RetryingBeanAssembly(listeners, customizers));
+    static InferenceClientRetryPostProcessor inferenceClientRetryPostProcessor(ObjectProvider<BeanRetriers> retriers) {
+        return new InferenceClientRetryPostProcessor(retriers);
     }
 
     @Bean
@@ -49,8 +45,9 @@ public final class InferenceRetryAutoConfiguration {
 
     @Bean
     BeanRetriers inferenceRetryBeanRetriers(ObjectProvider<RetriedClients> clients,
-            ObjectProvider<RetryListener> listeners, ObjectProvider<RetryClientBuilderCustomizer> customizers) {
-        return new BeanRetriers(clients, new RetryingBeanAssembly(listeners, customizers));
+            ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers,
+            ObjectProvider<CooldownStore> cooldownStore) {
+        return new BeanRetriers(clients, listeners, customizers, cooldownStore);
     }
 
     /** Validates at startup even when beans are lazily initialised by default. */

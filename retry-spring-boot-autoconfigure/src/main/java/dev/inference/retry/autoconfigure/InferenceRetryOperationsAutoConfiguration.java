@@ -36,7 +36,7 @@ public final class InferenceRetryOperationsAutoConfiguration {
     }
 
     @Bean
-    RetryClientBuilderCustomizer inferenceRetryShutdownSignalCustomizer(ShutdownSignal inferenceRetryShutdownSignal) {
+    RetrierCustomizer inferenceRetryShutdownSignalCustomizer(ShutdownSignal inferenceRetryShutdownSignal) {
         return (beanName, builder) -> builder.shutdownSignal(inferenceRetryShutdownSignal);
     }
 
@@ -59,7 +59,7 @@ public final class InferenceRetryOperationsAutoConfiguration {
     static class ObservationConfiguration {
 
         @Bean
-        RetryClientBuilderCustomizer inferenceRetryObservationCustomizer(ObservationRegistry observationRegistry,
+        RetrierCustomizer inferenceRetryObservationCustomizer(ObservationRegistry observationRegistry,
                 ObjectProvider<RetryAttemptObservationConvention> convention) {
             ObservationAttemptObserver observer = new ObservationAttemptObserver(observationRegistry,
                     convention.getIfAvailable());

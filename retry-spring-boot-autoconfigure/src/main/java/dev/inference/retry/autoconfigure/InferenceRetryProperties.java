@@ -34,12 +34,24 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     private final Map<String, Client> clients = new LinkedHashMap<>();
 
+    /**
+     * Observations of attempts.
+     */
     private final Observations observations = new Observations();
 
+    /**
+     * Retry of Spring AI models.
+     */
     private final SpringAi springAi = new SpringAi();
 
+    /**
+     * Retry budget of every retried bean whose entry does not say otherwise.
+     */
     private final Budget budget = new Budget();
 
+    /**
+     * Cool-downs that providers ask for, shared by the retried beans.
+     */
     private final Cooldown cooldown = new Cooldown();
 
     /**
@@ -111,8 +123,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     public static class SpringAi {
 
         /**
-         * Whether the provider exchanges of Spring AI chat models are retried beneath their beans.
-         * When false, every Spring AI model is left as it is, its own retries included.
+         * Whether the provider exchanges of Spring AI models are retried beneath their beans; false
+         * leaves every Spring AI model as it is, its own retries included.
          */
         private boolean enabled = true;
 
@@ -142,8 +154,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
 
         /**
          * Whether to observe each attempt as an Observation named inference.retry.attempt (one span
-         * per attempt with Micrometer Tracing). Off unless set: with the actuator it adds a timer
-         * per attempt to every call.
+         * per attempt with Micrometer Tracing); with the actuator, that adds a timer per attempt to
+         * every call.
          */
         private boolean enabled;
 
@@ -174,15 +186,13 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     public static class Budget {
 
         /**
-         * Size of each wrapped bean's token bucket, an integer from 1 to 1000; the bucket starts
-         * full, a retryable failure takes a token, and a retry is made only while more than half is
-         * left.
+         * Size of each retried bean's token bucket, from 1 to 1000: a retryable failure takes a
+         * token, and a retry is made only while more than half of the bucket is left.
          */
         private @Nullable Integer maxTokens;
 
         /**
-         * Tokens a successful attempt returns to the bucket, a decimal in (0, 1] with at most 3
-         * decimals.
+         * Tokens a successful attempt returns to the bucket, in (0, 1] with at most 3 decimals.
          */
         private @Nullable BigDecimal tokenRatio;
 
@@ -259,14 +269,13 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     public static class Cooldown {
 
         /**
-         * Where cool-downs are kept: local (shared by the wrapped beans of this application context)
-         * or redis (shared by every instance through the application's Redis); unset, none is kept.
+         * Where cool-downs are kept: local (shared by the retried beans of this application context)
+         * or redis (shared by every instance through the application's Redis).
          */
         private @Nullable CooldownStoreType store;
 
         /**
-         * Prefix of the Redis keys and channel, so that applications sharing a Redis keep apart;
-         * by default spring.application.name, or "default".
+         * Prefix of the Redis keys and channel, so that applications sharing a Redis keep apart.
          */
         private @Nullable String namespace;
 
@@ -278,8 +287,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
 
         /**
          * How long after a cool-down's end the calls it held are spread, each making its attempt at a
-         * random moment within it, so that a queue of calls does not reach the provider at once; at most
-         * 5m; applies only with a store. Unset, every call held makes its attempt at the end.
+         * random moment within it, so that a queue of calls does not reach the provider at once; at
+         * most 5m, and applies only with a store.
          */
         private @Nullable Duration releaseSpread;
 
@@ -304,7 +313,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
         /**
          * Returns the prefix of the Redis keys.
          *
-         * @return the namespace, or {@code null} for the default
+         * @return the namespace, or {@code null} for {@code spring.application.name}, or
+         *     {@code "default"} when that is not set either
          */
         public @Nullable String getNamespace() {
             return this.namespace;
@@ -369,16 +379,24 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     }
 
     /**
-     * Settings of one {@code InferenceClient} bean, under {@code inference.retry.clients.<bean-name>}.
-     * Each policy field that is set here overrides the top-level one for this bean only.
+     * Settings of one retried bean, under {@code inference.retry.clients.<bean-name>}. Each field that
+     * is set here overrides the top-level one for this bean only.
      */
     public static class Client extends RetryPolicyProperties {
 
+        /**
+         * Whether to retry this bean.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Retry budget of this bean, over the top-level one.
+         */
         private final ClientBudget budget = new ClientBudget();
 
         /**
          * Provider account this bean calls: beans and instances with the same key share a
-         * cool-down; by default the bean name. Needs inference.retry.cooldown.store.
+         * cool-down; needs inference.retry.cooldown.store.
          */
         private @Nullable String cooldownKey;
 
@@ -408,11 +426,6 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
         public void setCooldownKey(@Nullable String cooldownKey) {
             this.cooldownKey = cooldownKey;
         }
-
-        /**
-         * Whether to wrap this InferenceClient bean in a retrying client.
-         */
-        private boolean enabled = true;
 
         /**
          * Returns whether this bean is wrapped.

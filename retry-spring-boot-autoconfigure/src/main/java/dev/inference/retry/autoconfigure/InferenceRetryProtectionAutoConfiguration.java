@@ -2,8 +2,6 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.LocalCooldownStore;
-import java.time.Duration;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -39,22 +37,6 @@ public final class InferenceRetryProtectionAutoConfiguration {
 
     /** The Redis store, named: it lives in its own module, which the starter brings and this one never needs. */
     private static final String REDIS_STORE = "dev.inference.retry.cooldown.redis.RedisCooldownStore";
-
-    @Bean
-    RetryClientBuilderCustomizer inferenceRetryBudgetCustomizer(RetriedClients clients) {
-        return (beanName, builder) -> clients.budgetFor(beanName).ifPresent(builder::budget);
-    }
-
-    @Bean
-    RetryClientBuilderCustomizer inferenceRetryCooldownCustomizer(RetriedClients clients,
-            ObjectProvider<CooldownStore> store, InferenceRetryProperties properties) {
-        boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
-        Duration releaseSpread = properties.getCooldown().getReleaseSpread();
-        return (beanName, builder) -> store.ifAvailable((available) -> builder
-            .cooldown(available, clients.cooldownKeyFor(beanName))
-            .honourRateLimits(rateLimitHeaders)
-            .cooldownReleaseSpread((releaseSpread != null) ? releaseSpread : Duration.ZERO));
-    }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(name = STORE, havingValue = "local")

@@ -427,13 +427,13 @@ class InferenceRetryAutoConfigurationTests {
 
         @Bean
         @Order(2)
-        RetryClientBuilderCustomizer second() {
+        RetrierCustomizer second() {
             return (beanName, builder) -> this.events.add("customizer 2: " + beanName);
         }
 
         @Bean
         @Order(1)
-        RetryClientBuilderCustomizer first() {
+        RetrierCustomizer first() {
             return (beanName, builder) -> this.events.add("customizer 1: " + beanName);
         }
     }

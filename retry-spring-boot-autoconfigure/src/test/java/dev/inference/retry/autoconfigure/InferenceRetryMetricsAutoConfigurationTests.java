@@ -186,7 +186,7 @@ class InferenceRetryMetricsAutoConfigurationTests {
     @Test
     void countsTheAttemptsOfAClientUnderTheNameACustomizerGaveIt() {
         this.runner
-            .withBean("renaming", RetryClientBuilderCustomizer.class,
+            .withBean("renaming", RetrierCustomizer.class,
                     () -> (beanName, builder) -> builder.name(beanName + "-renamed"))
             .run((context) -> {
                 context.getBean("openai", InferenceClient.class).invoke(REQUEST);

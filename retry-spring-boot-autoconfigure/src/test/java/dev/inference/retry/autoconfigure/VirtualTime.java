@@ -22,7 +22,7 @@ class VirtualTime {
     }
 
     @Bean
-    RetryClientBuilderCustomizer virtualTimeCustomizer(Waits waits) {
+    RetrierCustomizer virtualTimeCustomizer(Waits waits) {
         return (beanName, builder) -> builder.sleeper(waits).random(new MidpointRandom());
     }
 

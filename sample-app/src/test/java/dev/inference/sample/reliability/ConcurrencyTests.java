@@ -18,7 +18,7 @@ import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
-import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import dev.inference.retry.autoconfigure.RetrierCustomizer;
 import dev.inference.sample.Http1;
 import dev.inference.sample.NoJitter;
 import dev.inference.sample.openai.OpenAiCompatibleClient;
@@ -220,13 +220,13 @@ class ConcurrencyTests {
                 connection.close();
             };
         });
-        RetryClientBuilderCustomizer virtualTime = (name, builder) -> builder
+        RetrierCustomizer virtualTime = (name, builder) -> builder
                 .random(NoJitter.INSTANCE)
                 .sleeper((delay, context) -> { });
 
         application("inference.retry.stable-retries=1", "inference.retry.stable-delay=10ms",
                 "inference.retry.max-attempts=3", "inference.retry.max-delay=100ms")
-                .withBean(RetryClientBuilderCustomizer.class, () -> virtualTime)
+                .withBean(RetrierCustomizer.class, () -> virtualTime)
                 .run((context) -> {
                     InferenceClient client = context.getBean(InferenceClient.class);
                     assertThat(client).isInstanceOf(RetryClient.class);

@@ -8,7 +8,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.StreamReader;
-import dev.inference.retry.autoconfigure.RetryClientBuilderCustomizer;
+import dev.inference.retry.autoconfigure.RetrierCustomizer;
 import dev.inference.sample.NoJitter;
 import dev.inference.sample.provider.FlakyProvider;
 import dev.inference.sample.provider.Outcome;
@@ -103,7 +103,7 @@ class SecretsIntegrationTests {
     static class VirtualTime {
 
         @Bean
-        RetryClientBuilderCustomizer virtualTime() {
+        RetrierCustomizer virtualTime() {
             return (beanName, builder) -> builder.random(NoJitter.INSTANCE).sleeper((delay, context) -> { });
         }
     }

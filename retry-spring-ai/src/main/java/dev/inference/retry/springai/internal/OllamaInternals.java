@@ -4,6 +4,7 @@ import java.util.List;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.ollama.api.OllamaApi;
+import org.springframework.util.ClassUtils;
 
 /**
  * The private members of Spring AI's Ollama models and of their {@code OllamaApi} that the rebuilds in
@@ -58,10 +59,19 @@ public final class OllamaInternals {
     /** The API's {@code WebClient}: its builder takes one, and no getter gives it back. */
     public static final PrivateField API_WEB_CLIENT = new PrivateField(OllamaApi.class, "webClient", READ_FROM);
 
+    /**
+     * The transport of the API's {@code RestClient} (Spring Framework 7.0's {@code DefaultRestClient}): no
+     * getter gives it, and one on Apache HttpClient 5 retries by itself, so the rebuild must see it.
+     */
+    public static final PrivateField REST_CLIENT_TRANSPORT = new PrivateField(
+            ClassUtils.resolveClassName("org.springframework.web.client.DefaultRestClient", null),
+            "clientRequestFactory", "Spring Framework 7.0's RestClient");
+
     /** Every member above, for a native image's reflection hints. */
     public static final List<PrivateMember> MEMBERS = List.of(CHAT_API, CHAT_TOOL_CALLING_MANAGER,
             CHAT_OBSERVATION_REGISTRY, CHAT_OBSERVATION_CONVENTION, EMBEDDING_API, EMBEDDING_OPTIONS,
-            EMBEDDING_OBSERVATION_REGISTRY, EMBEDDING_OBSERVATION_CONVENTION, API_REST_CLIENT, API_WEB_CLIENT);
+            EMBEDDING_OBSERVATION_REGISTRY, EMBEDDING_OBSERVATION_CONVENTION, API_REST_CLIENT, API_WEB_CLIENT,
+            REST_CLIENT_TRANSPORT);
 
     private OllamaInternals() {
     }

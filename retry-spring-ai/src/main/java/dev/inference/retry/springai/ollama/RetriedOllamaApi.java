@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.ollama;
 
 import dev.inference.retry.Retrier;
+import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.exchange.RetryingExchangeFilter;
 import dev.inference.retry.springai.exchange.RetryingRequestInterceptor;
 import dev.inference.retry.springai.internal.OllamaInternals;
@@ -22,10 +23,14 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link RetryingRequestInterceptor} for blocking calls and a {@link RetryingExchangeFilter} for streams as
  * the innermost link. The original API, a bean that the models left alone share, is left untouched.
  *
- * <p>Trap: the API exposes neither client, so they are read from its private fields, declared in
- * {@link OllamaInternals} with the version they were read from.
+ * <p>Traps: the API exposes neither client, so they are read from its private fields, declared in
+ * {@link OllamaInternals} with the version they were read from. A {@code RestClient} on Apache HttpClient
+ * 5 retries by itself beneath the interceptor, so it is refused (its transport read the same way).
  */
 final class RetriedOllamaApi {
+
+    /** Spring's transport on Apache HttpClient 5, whose default retry strategy retries 429 and 503 itself. */
+    private static final String APACHE_TRANSPORT = "org.springframework.http.client.HttpComponentsClientHttpRequestFactory";
 
     private RetriedOllamaApi() {
     }
@@ -39,11 +44,12 @@ final class RetriedOllamaApi {
      * @param errorHandler the handler with which the API's {@code RestClient} turns an error status into
      *     its exception, as Spring AI's auto-configuration gave it to the {@code OllamaApi}
      * @return a new API on the same base URL
-     * @throws dev.inference.retry.springai.ModelNotRetriableException if the API does not have the
-     *     expected shape
+     * @throws ModelNotRetriableException if the API does not have the expected shape, or its
+     *     {@code RestClient} sends through Apache HttpClient 5, which would retry beneath the retrier
      */
     static OllamaApi of(OllamaApi api, String beanName, Retrier retrier, ResponseErrorHandler errorHandler) {
         RestClient restClient = OllamaInternals.API_REST_CLIENT.read(api, beanName);
+        refuseARetryingTransport(restClient, beanName);
         WebClient webClient = OllamaInternals.API_WEB_CLIENT.read(api, beanName);
         return OllamaApi.builder()
             .baseUrl(baseUrlOf(restClient))
@@ -67,6 +73,27 @@ final class RetriedOllamaApi {
         restClient.mutate().requestInterceptors((interceptors) -> retried
             .set(interceptors.stream().anyMatch(RetryingRequestInterceptor.class::isInstance)));
         return retried.get();
+    }
+
+    /**
+     * Refuses a client on Apache HttpClient 5: its default retry strategy retries a 429 or 503 once more
+     * beneath the retrier, waiting out the provider's {@code Retry-After} however long, and Spring's
+     * {@code RestClient} picks it by itself whenever it is on the class path.
+     */
+    private static void refuseARetryingTransport(RestClient restClient, String beanName) {
+        Object transport = OllamaInternals.REST_CLIENT_TRANSPORT.read(restClient, beanName);
+        for (Class<?> type = transport.getClass(); type != null; type = type.getSuperclass()) {
+            if (APACHE_TRANSPORT.equals(type.getName())) {
+                throw new ModelNotRetriableException("model", beanName, "its OllamaApi sends through Apache "
+                        + "HttpClient 5 (" + transport.getClass().getName() + "), which retries a 429 or 503 itself "
+                        + "beneath the starter and waits out any Retry-After, uncapped. Spring's RestClient picks it "
+                        + "whenever it is on the class path: Spring AI 2.0.0 brings it with the Anthropic SDK "
+                        + "(anthropic-java 2.40.1), 2.0.1 does not. Give Spring AI's Ollama client another transport "
+                        + "(with Spring Boot's RestClient.Builder, spring.http.clients.imperative.factory=reactor, jdk "
+                        + "or simple; or a RestClient.Builder bean on another ClientHttpRequestFactory), or upgrade "
+                        + "to Spring AI 2.0.1 and keep Apache HttpClient 5 off the class path", null);
+            }
+        }
     }
 
     /**

@@ -111,7 +111,7 @@ class OllamaChatModelApplicationTests {
                 "spring.ai.ollama.chat.model=" + OllamaWire.MODEL, "spring.ai.model.chat=ollama",
                 "spring.ai.model.embedding=none", "spring.ai.model.image=none", "spring.ai.model.audio.speech=none",
                 "spring.ai.model.audio.transcription=none", "spring.ai.model.moderation=none",
-                "spring.main.banner-mode=off"));
+                "spring.main.banner-mode=off", "spring.http.clients.imperative.factory=reactor"));
         all.addAll(List.of(properties));
         return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
             .initializers((context) -> context.getBeanFactory().registerSingleton("events", this.events))

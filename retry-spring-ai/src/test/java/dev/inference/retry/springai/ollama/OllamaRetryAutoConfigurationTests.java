@@ -22,7 +22,10 @@ import org.springframework.ai.ollama.api.OllamaChatOptions;
 import org.springframework.ai.ollama.management.ModelManagementOptions;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.retry.RetryTemplate;
+import org.springframework.http.client.HttpComponentsClientHttpRequestFactory;
+import org.springframework.http.client.ReactorClientHttpRequestFactory;
 import org.springframework.test.util.ReflectionTestUtils;
+import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 
@@ -71,7 +74,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
     @Override
     protected OllamaChatModel builtByTheApplication() {
         return OllamaChatModel.builder()
-            .ollamaApi(OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build())
+            .ollamaApi(reactorApi())
             .options(OllamaChatOptions.builder().model(OllamaWire.MODEL).build())
             .build();
     }
@@ -154,7 +157,7 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
         void forASubclassOfTheModel() {
             runner().withBean(ModelRetriers.class, () -> retriers(true))
                 .withBean(BEAN, OllamaChatModel.class, () -> new OllamaChatModel(
-                        OllamaApi.builder().baseUrl(UNUSED_PROVIDER).build(),
+                        reactorApi(),
                         OllamaChatOptions.builder().model(OllamaWire.MODEL).build(), ToolCallingManager.builder().build(),
                         ObservationRegistry.NOOP, ModelManagementOptions.defaults()) {
                 })
@@ -167,6 +170,29 @@ class OllamaRetryAutoConfigurationTests extends ChatModelRebuildContract<OllamaC
                             + "what it adds. To start without retrying it, set "
                             + "inference.retry.clients.ollamaChatModel.enabled=false"));
         }
+
+        @Test
+        void forAClientOnApacheHttpClient5WhichRetriesBeneathTheStarter() {
+            SpringAiStarters.ollama(UNUSED_PROVIDER, HttpComponentsClientHttpRequestFactory::new)
+                .withBean(ModelRetriers.class, () -> onlyTheChatModel())
+                .run((context) -> assertThat(context).hasFailed()
+                    .getFailure()
+                    .rootCause()
+                    .isInstanceOf(ModelNotRetriableException.class)
+                    .hasMessageStartingWith("Cannot retry the model bean 'ollamaChatModel': its OllamaApi sends "
+                            + "through Apache HttpClient 5 (org.springframework.http.client."
+                            + "HttpComponentsClientHttpRequestFactory), which retries a 429 or 503 itself")
+                    .hasMessageContaining("Spring AI 2.0.0 brings it with the Anthropic SDK (anthropic-java 2.40.1)")
+                    .hasMessageContaining("spring.http.clients.imperative.factory=reactor, jdk or simple"));
+        }
+    }
+
+    /** An API on Reactor Netty's HTTP client, which retries nothing by itself. */
+    private static OllamaApi reactorApi() {
+        return OllamaApi.builder()
+            .baseUrl(UNUSED_PROVIDER)
+            .restClientBuilder(RestClient.builder().requestFactory(new ReactorClientHttpRequestFactory()))
+            .build();
     }
 
     /** Gives the chat model a retrier, and nothing else one. */

@@ -2,6 +2,7 @@ package dev.inference.retry.springai.ollama;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.ai.ollama.OllamaChatModel;
@@ -9,6 +10,7 @@ import org.springframework.ai.ollama.OllamaEmbeddingModel;
 import org.springframework.ai.ollama.api.OllamaApi;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.util.ClassUtils;
 
 class OllamaRetryRuntimeHintsTests {
 
@@ -35,5 +37,13 @@ class OllamaRetryRuntimeHintsTests {
     @ValueSource(strings = { "restClient", "webClient" })
     void letTheClientsOfItsApiBeRead(String field) {
         assertThat(RuntimeHintsPredicates.reflection().onFieldAccess(OllamaApi.class, field)).accepts(this.hints);
+    }
+
+    @Test
+    void letTheTransportOfItsRestClientBeRead() {
+        assertThat(RuntimeHintsPredicates.reflection()
+            .onFieldAccess(ClassUtils.resolveClassName("org.springframework.web.client.DefaultRestClient", null),
+                    "clientRequestFactory"))
+            .accepts(this.hints);
     }
 }

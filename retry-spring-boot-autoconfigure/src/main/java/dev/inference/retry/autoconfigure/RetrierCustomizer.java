@@ -8,14 +8,15 @@ import dev.inference.retry.Retrier;
  * {@link RetriedBeanType} (such as a Spring AI chat model, see {@link BeanRetriers}).
  *
  * <p>Every bean of this type is called, in {@link org.springframework.core.annotation.Order} order,
- * for every bean retried, after the builder has been given the bean's name, its policy and the
- * {@link dev.inference.retry.RetryListener} beans. Use it to add a listener for one client only, or
- * to set the {@linkplain Retrier.Builder#random jitter source} or the
+ * for every bean retried, after the builder has been given the bean's settings (its name, policy,
+ * retry budget and cool-down) and the {@link dev.inference.retry.RetryListener} beans, so that what it
+ * sets wins. Use it to add a listener for one client only, or to set the
+ * {@linkplain Retrier.Builder#random jitter source} or the
  * {@linkplain Retrier.Builder#sleeper sleeper}, as tests do to run in virtual time. Trap: the sleeper
  * is how a caller that blocks waits; an integration that schedules its waits on a timer ignores it.
  */
 @FunctionalInterface
-public interface RetryClientBuilderCustomizer {
+public interface RetrierCustomizer {
 
     /**
      * Customizes the builder of one bean's retrier.
