@@ -304,7 +304,12 @@ public final class RetryClient implements InferenceClient {
             }
             catch (RuntimeException ex) {
                 scope.close();
-                throw scope.failureFor(ex);
+                RuntimeException failure = scope.failureFor(ex);
+                if (failure != ex && ex instanceof HalfOpenStreamException halfOpen) {
+                    // Typed as the timeout, the failure no longer carries the reader to the loop that closes it.
+                    Step.STREAM.release(halfOpen.reader(), failure);
+                }
+                throw failure;
             }
             catch (Error ex) {
                 scope.close();

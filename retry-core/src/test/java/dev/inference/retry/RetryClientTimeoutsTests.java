@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.client.CallContext;
+import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamEvent;
@@ -222,6 +223,18 @@ class RetryClientTimeoutsTests {
                 assertThat(reader.result().attempts()).isEqualTo(2);
             }
             assertThat(RetryClientTimeoutsTests.this.sleeper.delays()).containsExactly(Duration.ofMillis(100));
+        }
+
+        @Test
+        void closesTheReaderOfAHalfOpenStreamThatTimedOut() {
+            TimedReader halfOpen = new TimedReader();
+            RetryClientTimeoutsTests.this.inner.then((context) -> {
+                RetryClientTimeoutsTests.this.timer.advance(Duration.ofSeconds(5));
+                throw new HalfOpenStreamException(halfOpen, context.failure().orElseThrow());
+            }).thenOpen(new TimedReader());
+            client().stream(REQUEST, CallContext.cancellable()).close();
+            assertThat(halfOpen.closes).isEqualTo(1);
+            assertThat(RetryClientTimeoutsTests.this.inner.attempts()).isEqualTo(2);
         }
 
         @Test
