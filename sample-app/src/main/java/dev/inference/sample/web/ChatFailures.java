@@ -8,6 +8,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import java.util.Objects;
@@ -99,6 +100,11 @@ class ChatFailures {
                     "This instance is shutting down and will not retry the call; try again, another instance "
                             + "will answer: " + failure.getMessage());
             problem.setTitle("Shutting down");
+            return problem;
+        }
+        if (failure instanceof StreamStalledException) {
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, failure.getMessage());
+            problem.setTitle("Provider stream stalled");
             return problem;
         }
         if (failure instanceof DeadlineExceededException) {
