@@ -21,7 +21,17 @@ import org.jspecify.annotations.Nullable;
  * its {@link Retrier} in the order {@link RetryExecution} gives, waiting with the retrier's
  * {@linkplain Retrier.Builder#sleeper sleeper} (through a {@link BlockingRetry}).
  *
- * <p>Every attempt gets the <em>same</em> request and context objects; a success is stamped with the
+ * <p>Every attempt gets the <em>same</em> request, and the caller's context unless a timeout applies
+ * ({@link Retrier#timeouts()}, SPEC §11): then each attempt gets a context of its own
+ * ({@link dev.inference.client.AttemptScope}), done when the caller's is or when the attempt's
+ * {@code attempt-timeout} (an invoke) or {@code first-token-timeout} (a stream, until {@code stream}
+ * returns its reader) passes; such an attempt fails with
+ * {@link dev.inference.failure.AttemptTimeoutException}, retried as a network failure, unless the
+ * caller's deadline or cancellation came first. With a {@code stream-idle-timeout}, a read of the
+ * established stream that waits past it ends the stream with
+ * {@link dev.inference.failure.StreamStalledException}, never retried, told to the listeners. Every
+ * event the inner reader returns counts as content: an inner client leaves keep-alives out of its
+ * events (the sample's does). A success is stamped with the
  * number of attempts made. A stream is retried only while it is being established: once the inner
  * client has returned a reader, failures surface from that reader and are final. The client never
  * changes the request, never refreshes credentials (the context's

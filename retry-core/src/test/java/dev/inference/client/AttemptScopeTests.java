@@ -427,9 +427,21 @@ class AttemptScopeTests {
             executor.setRemoveOnCancelPolicy(true);
             try {
                 AttemptScope.Timer real = AttemptScope.Timer.of(executor);
+                // The executor's one thread is held until the abort action is registered, so that the
+                // timeout cannot pass before it and run it on this thread.
+                CountDownLatch registered = new CountDownLatch(1);
+                executor.execute(() -> {
+                    try {
+                        registered.await();
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
                 CompletableFuture<Thread> abortedOn = new CompletableFuture<>();
                 AttemptScope timedOut = caller.startAttempt(Duration.ofMillis(1), real);
                 timedOut.context().onCancel(() -> abortedOn.complete(Thread.currentThread()));
+                registered.countDown();
                 AttemptScope closed = caller.startAttempt(Duration.ofHours(1), real);
 
                 assertThat(abortedOn.get(5, TimeUnit.SECONDS)).isNotSameAs(Thread.currentThread());
