@@ -245,7 +245,16 @@ public final class RetryClient implements InferenceClient {
             StreamReader established(StreamReader reader, AttemptScope scope, Retrier retrier) {
                 // Established: the first-token timeout no longer applies; the idle timeout, if any, does.
                 scope.cancelTimeout();
-                return WatchedStreamReader.watch(reader, scope, retrier.timeouts().streamIdle().orElse(null), retrier);
+                try {
+                    return WatchedStreamReader.watch(reader, scope, retrier.timeouts().streamIdle().orElse(null),
+                            retrier);
+                }
+                catch (RuntimeException ex) {
+                    // The timer refused the watch (its executor shut down): the stream goes unread, so it is closed.
+                    scope.close();
+                    release(reader, ex);
+                    throw ex;
+                }
             }
 
             @Override

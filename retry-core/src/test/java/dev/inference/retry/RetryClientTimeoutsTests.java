@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -385,6 +386,22 @@ class RetryClientTimeoutsTests {
             assertThatExceptionOfType(StreamStalledException.class).isThrownBy(reader::hasNext);
             reader.close();
             assertThat(RetryClientTimeoutsTests.this.timer.pending()).isZero();
+        }
+
+        @Test
+        void closesTheStreamWhenTheTimerRefusesToWatchIt() {
+            TimedReader opened = new TimedReader();
+            RetryClientTimeoutsTests.this.inner.thenOpen(opened);
+            RetryClient client = RetryClient.of(RetryClientTimeoutsTests.this.inner, Retrier.builder(THREE_ATTEMPTS)
+                .sleeper(RetryClientTimeoutsTests.this.sleeper)
+                .timer((delay, action) -> {
+                    throw new RejectedExecutionException("shut down");
+                })
+                .timeouts(Timeouts.none().withStreamIdle(TWO_SECONDS))
+                .build());
+            assertThatExceptionOfType(RejectedExecutionException.class)
+                .isThrownBy(() -> client.stream(REQUEST, CallContext.cancellable()));
+            assertThat(opened.closes).isEqualTo(1);
         }
 
         @Test
