@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * {@code -Dspring.aot.enabled=true} on a free loopback port and its embedded provider, then checks
  * that it runs on the bean definitions generated ahead of time and that both of its retried beans
  * still retry: the {@code InferenceClient} behind {@code /chat} and the Spring AI chat model behind
- * {@code /ai/chat}. The provider draws each request's fate from a fixed seed, so a fresh start
+ * {@code /ai/chat}, which answers through the fallback chain {@code chat} that the starter registered
+ * ahead of time. The provider draws each request's fate from a fixed seed, so a fresh start
  * answers both on the second attempt, as docs/sample-app.md shows. Exits with 1 and the app's log when
  * anything differs; always stops the app.
  */
@@ -63,7 +64,7 @@ public final class AotSmoke {
             }
             HttpClient http = HttpClient.newBuilder().connectTimeout(REQUEST).build();
             expect(http, port, "/chat?prompt=Hello", "{\"output\":\"You said: Hello\",\"attempts\":2}");
-            expect(http, port, "/ai/chat?prompt=Hello", "{\"output\":\"You said: Hello\"}");
+            expect(http, port, "/ai/chat?prompt=Hello", "{\"output\":\"You said: Hello\",\"model\":\"gpt-4o-mini\"}");
             // The Spring AI answer does not say its attempts; the provider's log does: its second.
             if (!Files.readString(log).contains(SECOND_ATTEMPT_OF_AI_CHAT)) {
                 throw new IllegalStateException("The provider did not log '" + SECOND_ATTEMPT_OF_AI_CHAT

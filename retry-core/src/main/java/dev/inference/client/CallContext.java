@@ -50,16 +50,20 @@ public final class CallContext {
     /** The attempt this context belongs to, when it is an attempt's context: see {@link #startAttempt()}. */
     private final @Nullable AttemptScope attempt;
 
+    /** Whether the caller has another model to ask: see {@link #withFallback()}. */
+    private final boolean fallback;
+
     private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer) {
-        this(cancellation, deadline, authorizer, null);
+        this(cancellation, deadline, authorizer, null, false);
     }
 
     private CallContext(@Nullable Cancellation cancellation, @Nullable Deadline deadline, Authorizer authorizer,
-            @Nullable AttemptScope attempt) {
+            @Nullable AttemptScope attempt, boolean fallback) {
         this.cancellation = cancellation;
         this.deadline = deadline;
         this.authorizer = authorizer;
         this.attempt = attempt;
+        this.fallback = fallback;
     }
 
     /**
@@ -287,7 +291,7 @@ public final class CallContext {
      */
     public CallContext withAuthorizer(Authorizer authorizer) {
         return new CallContext(this.cancellation, this.deadline,
-                Objects.requireNonNull(authorizer, "authorizer must not be null"), this.attempt);
+                Objects.requireNonNull(authorizer, "authorizer must not be null"), this.attempt, this.fallback);
     }
 
     /**
@@ -323,12 +327,35 @@ public final class CallContext {
 
     /** Returns the context of an attempt started from this one: its cancellation, this deadline and authorizer. */
     CallContext attemptContext(Cancellation attemptCancellation, AttemptScope scope) {
-        return new CallContext(attemptCancellation, this.deadline, this.authorizer, scope);
+        return new CallContext(attemptCancellation, this.deadline, this.authorizer, scope, this.fallback);
     }
 
     /** Returns how many cancellation actions this context holds, for tests that check none is left behind. */
     int registeredActions() {
         return (this.cancellation != null) ? this.cancellation.registeredActions() : 0;
+    }
+
+    /**
+     * Returns a view of this context for a caller that has another model to ask, such as a fallback
+     * chain calling one of its members: a retry loop that comes to wait for a provider's
+     * {@code Retry-After} or a cool-down (not for its own backoff schedule) gives up at that point,
+     * with no further request, and throws {@code dev.inference.retry.CoolingDownException}. The view
+     * shares this context's cancellation, deadline and authorizer; views made from it keep the mark.
+     *
+     * @return the view
+     */
+    public CallContext withFallback() {
+        return this.fallback ? this
+                : new CallContext(this.cancellation, this.deadline, this.authorizer, this.attempt, true);
+    }
+
+    /**
+     * Tells whether the caller has another model to ask (see {@link #withFallback()}).
+     *
+     * @return {@code true} for a view made by {@link #withFallback()}
+     */
+    public boolean hasFallback() {
+        return this.fallback;
     }
 
     private boolean isCancelled() {

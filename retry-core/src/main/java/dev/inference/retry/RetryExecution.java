@@ -57,7 +57,9 @@ import org.jspecify.annotations.Nullable;
  * {@link RetryBudgetExhaustedException} (the failure took its token first); a
  * {@linkplain ShutdownSignal shutdown} under way with a {@link ShutdownException}; a context that is
  * done with the context's failure; a deadline that would pass during the wait (until the later of
- * the backoff's end and the cool-down's) at once with a {@link DeadlineExceededException};</li>
+ * the backoff's end and the cool-down's) at once with a {@link DeadlineExceededException}; a wait
+ * for the provider's {@code Retry-After} or a cool-down, when the context
+ * {@linkplain CallContext#hasFallback() has a fallback}, at once with a {@link CoolingDownException};</li>
  * <li>otherwise the call retries after the {@link Backoff} delay, which honours the provider's
  * {@code Retry-After};</li>
  * <li>a wait, backoff or cool-down, that a shutdown, the context or an interrupt cuts short ends the
@@ -116,7 +118,7 @@ public final class RetryExecution {
     RetryExecution(Retrier retrier, Operation operation, CallContext context) {
         this.retrier = retrier;
         this.operation = operation;
-        this.context = context;
+        this.context = FallbackScope.isActive() ? context.withFallback() : context;
     }
 
     /**
@@ -225,6 +227,11 @@ public final class RetryExecution {
         // lasts until the later of the backoff's end and the cool-down's.
         Duration cooldown = this.retrier.cooldownRemaining();
         Duration wait = (cooldown.compareTo(delay) > 0) ? cooldown : delay;
+        // A caller with another model to ask does not wait for a provider's Retry-After or cool-down.
+        if (this.context.hasFallback() && (cooldown.compareTo(delay) > 0
+                || classification.retryAfter().filter((retryAfter) -> retryAfter.compareTo(delay) >= 0).isPresent())) {
+            return Decision.giveUp(suppressing(new CoolingDownException(this.attempt, wait, failure), null));
+        }
         Optional<Duration> remaining = this.context.timeRemaining();
         if (remaining.isPresent() && remaining.get().compareTo(wait) <= 0) {
             return Decision.giveUp(suppressing(new DeadlineExceededException("The call's deadline would pass during the "
@@ -341,6 +348,10 @@ public final class RetryExecution {
                 }
             }
             return cooldown;
+        }
+        if (this.context.hasFallback()) {
+            this.state = State.DONE;
+            throw suppressing(new CoolingDownException(this.attempt - 1, cooldown, this.latestFailure), null);
         }
         Optional<Duration> remaining = this.context.timeRemaining();
         if (remaining.isPresent() && remaining.get().compareTo(cooldown) <= 0) {

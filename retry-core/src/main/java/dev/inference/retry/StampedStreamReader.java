@@ -7,8 +7,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The reader a {@link RetryClient} returns for an established stream: the inner reader, with the
- * establishment attempts stamped on its result.
+ * The reader a decorator returns for an established stream: the inner reader, with the attempts the
+ * call made stamped on its result. A {@link RetryClient} stamps its establishment attempts; a
+ * {@link FallbackClient} adds the attempts of the members before the one that answered to that
+ * member's own.
  */
 final class StampedStreamReader implements StreamReader {
 
@@ -16,9 +18,22 @@ final class StampedStreamReader implements StreamReader {
 
     private final int attempts;
 
+    /** Whether {@link #attempts} are added to the inner result's, rather than replacing them. */
+    private final boolean earlier;
+
     StampedStreamReader(StreamReader delegate, int attempts) {
+        this(delegate, attempts, false);
+    }
+
+    private StampedStreamReader(StreamReader delegate, int attempts, boolean earlier) {
         this.delegate = delegate;
         this.attempts = attempts;
+        this.earlier = earlier;
+    }
+
+    /** Returns the reader whose result counts {@code earlierAttempts} more than the inner one's (at least one). */
+    static StampedStreamReader addingEarlier(StreamReader delegate, int earlierAttempts) {
+        return new StampedStreamReader(delegate, earlierAttempts, true);
     }
 
     @Override
@@ -33,7 +48,8 @@ final class StampedStreamReader implements StreamReader {
 
     @Override
     public StreamResult result() {
-        return this.delegate.result().withAttempts(this.attempts);
+        StreamResult result = this.delegate.result();
+        return result.withAttempts(this.earlier ? Math.max(1, result.attempts()) + this.attempts : this.attempts);
     }
 
     @Override
@@ -48,6 +64,7 @@ final class StampedStreamReader implements StreamReader {
 
     @Override
     public String toString() {
-        return "StampedStreamReader[attempts=" + this.attempts + ", delegate=" + this.delegate + "]";
+        return "StampedStreamReader[" + (this.earlier ? "earlierAttempts=" : "attempts=") + this.attempts
+                + ", delegate=" + this.delegate + "]";
     }
 }

@@ -51,8 +51,10 @@ class SampleConfiguration {
             throw new IllegalStateException("Invalid sample.provider.slow-delay: " + slowDelay
                     + " is shorter than a millisecond; set a positive duration such as 60s");
         }
-        return FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port, rateLimit,
-                slowDelay);
+        FlakyProvider provider = FlakyProvider.start(faults, properties.getSeed(), properties.getRetryAfter(), port,
+                rateLimit, slowDelay);
+        provider.setOpenAiDown(properties.isOpenaiDown());
+        return provider;
     }
 
     @Bean

@@ -40,6 +40,12 @@ public class SampleProviderProperties {
     private Duration slowDelay = Duration.ofSeconds(60);
 
     /**
+     * Whether the OpenAI side of the embedded provider answers 503 to every chat completion, so that
+     * the fallback chain "chat" answers /ai/chat from the Anthropic side.
+     */
+    private boolean openaiDown;
+
+    /**
      * Fractions of requests to fail on purpose, by kind.
      */
     private final Faults faults = new Faults();
@@ -139,6 +145,24 @@ public class SampleProviderProperties {
      */
     public void setSlowDelay(Duration slowDelay) {
         this.slowDelay = slowDelay;
+    }
+
+    /**
+     * Returns whether the OpenAI side answers 503 to every chat completion.
+     *
+     * @return {@code true} when switched off
+     */
+    public boolean isOpenaiDown() {
+        return this.openaiDown;
+    }
+
+    /**
+     * Sets whether the OpenAI side answers 503 to every chat completion.
+     *
+     * @param openaiDown {@code true} to switch it off
+     */
+    public void setOpenaiDown(boolean openaiDown) {
+        this.openaiDown = openaiDown;
     }
 
     /**

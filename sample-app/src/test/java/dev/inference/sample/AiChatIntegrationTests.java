@@ -14,8 +14,9 @@ import org.springframework.context.annotation.Import;
 
 /**
  * The sample's Spring AI side end to end, over real sockets: {@code /ai/chat} and
- * {@code /ai/chat/stream}, a {@code ChatClient} over Spring AI's real OpenAI chat model, which the
- * retry starter retries beneath the bean, and the embedded provider failing in a scripted order. The
+ * {@code /ai/chat/stream}, a {@code ChatClient} over the fallback chain of Spring AI's real OpenAI chat
+ * model, which the retry starter retries beneath the bean, and its Anthropic one, the backup, and the
+ * embedded provider failing in a scripted order (its Anthropic side never fails). The
  * policy is the one in {@code application.yml} (stable-retries 1, stable-delay 200ms, max-attempts 4,
  * max-delay 2s), with no jitter. The model's blocking calls wait with the virtual time's sleeper,
  * which reaches their retrier as any customizer's setting does; its streams wait on a timer, in real
@@ -35,7 +36,7 @@ class AiChatIntegrationTests extends AgainstTheSample {
             HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
 
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi"));
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "gpt-4o-mini"));
             assertThat(provider.requestCount()).isEqualTo(2);
         }
 
@@ -63,31 +64,49 @@ class AiChatIntegrationTests extends AgainstTheSample {
         }
 
         @Test
-        void answers502AtOnceWhenTheAccountsQuotaIsUsedUp() throws Exception {
+        void isAnsweredByTheBackupModelAtOnceWhenTheAccountsQuotaIsUsedUp() throws Exception {
             provider.script(Outcome.QUOTA_EXCEEDED, Outcome.SUCCESS);
 
             HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
 
-            assertThat(response.statusCode()).isEqualTo(502);
-            assertThat(json(response)).isEqualTo(Map.of("title", "Provider quota exceeded", "status", 502,
-                    "detail", "You exceeded your current quota, please check your plan and billing details (simulated)",
-                    "instance", "/ai/chat", "providerStatus", 429));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "claude-sample"));
             assertThat(provider.requestCount()).isEqualTo(1);
+            assertThat(provider.backupRequestCount()).isEqualTo(1);
         }
 
         @Test
-        void answers503WithTheAttemptsOnceRetriesAreExhausted() throws Exception {
+        void isAnsweredByTheBackupModelOnceRetriesAreExhausted() throws Exception {
             provider.script(Outcome.UNAVAILABLE, Outcome.DROP, Outcome.SERVER_ERROR, Outcome.UNAVAILABLE,
                     Outcome.SUCCESS);
 
             HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
 
-            assertThat(response.statusCode()).isEqualTo(503);
-            assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");
-            assertThat(json(response)).isEqualTo(Map.of("title", "Provider unavailable", "status", 503,
-                    "detail", "The provider still failed after 4 attempts: 503: The engine is overloaded (simulated)",
-                    "instance", "/ai/chat", "attempts", 4));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "claude-sample"));
             assertThat(provider.requestCount()).isEqualTo(4);
+            assertThat(provider.backupRequestCount()).isEqualTo(1);
+        }
+
+        @Test
+        void isAnsweredByTheBackupModelWhileTheOpenAiSideIsSwitchedOff() throws Exception {
+            provider.setOpenAiDown(true);
+            double fellOver = fallOvers();
+
+            HttpResponse<String> response = http.get("/ai/chat?prompt=hi");
+
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "claude-sample"));
+            assertThat(fallOvers() - fellOver).isEqualTo(1);
+            // Counted from the first call it answered, which may be another test's in this context.
+            assertThat(answeredByTheBackup()).isPositive();
+        }
+
+        private double fallOvers() throws Exception {
+            return http.metric("inference.retry.fallbacks", "chain:chat", "member:openAiChatModel", "reason:exhausted");
+        }
+
+        private double answeredByTheBackup() throws Exception {
+            return http.metric("inference.retry.fallback.calls", "chain:chat", "answered_by:anthropicChatModel");
         }
 
         @Test
@@ -98,7 +117,7 @@ class AiChatIntegrationTests extends AgainstTheSample {
 
             // Half the body the head announced: the attempt fails as the network, before anything reached the caller.
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi"));
+            assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "gpt-4o-mini"));
             assertThat(provider.requestCount()).isEqualTo(2);
         }
 
@@ -149,18 +168,17 @@ class AiChatIntegrationTests extends AgainstTheSample {
         }
 
         @Test
-        void answers503WhenNoAttemptEstablishesTheStream() throws Exception {
+        void isStreamedByTheBackupModelWhenNoAttemptEstablishesTheStream() throws Exception {
             provider.script(Outcome.SERVER_ERROR, Outcome.DROP, Outcome.SERVER_ERROR, Outcome.SERVER_ERROR,
                     Outcome.SUCCESS);
 
             HttpResponse<String> response = http.get("/ai/chat/stream?prompt=hi", "text/event-stream");
 
-            assertThat(response.statusCode()).isEqualTo(503);
-            assertThat(response.headers().firstValue("Content-Type")).contains("application/problem+json");
-            assertThat(json(response)).isEqualTo(Map.of("title", "Provider unavailable", "status", 503,
-                    "detail", "The provider still failed after 4 attempts: 500: The server had an error (simulated)",
-                    "instance", "/ai/chat/stream", "attempts", 4));
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).startsWith(chunk("You ") + chunk("said: ") + chunk("hi"))
+                .contains("event:done");
             assertThat(provider.requestCount()).isEqualTo(4);
+            assertThat(provider.backupRequestCount()).isEqualTo(1);
         }
 
         @Test

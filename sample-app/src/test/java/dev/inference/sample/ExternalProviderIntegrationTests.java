@@ -73,7 +73,7 @@ class ExternalProviderIntegrationTests {
 
         HttpResponse<String> response = new SampleHttp(this.port).get("/ai/chat?prompt=hi");
 
-        assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi"));
+        assertThat(json(response)).isEqualTo(Map.of("output", "You said: hi", "model", "gpt-4o-mini"));
         assertThat(external.requests()).extracting((request) -> request.path() + " "
                 + request.header("Authorization").orElseThrow())
                 .containsExactly("/v1/chat/completions Bearer sk-from-the-environment",

@@ -31,7 +31,9 @@ import org.springframework.test.context.DynamicPropertySource;
  * The sample pointed at a provider that fails the ways networks and providers do, with WireMock's own
  * faults and statuses: the same fourteen scenarios through {@code /chat} (the sample's own client) and
  * {@code /ai/chat} (Spring AI's OpenAI model, which the starter retries beneath the bean), each answered
- * the same way after exactly the same number of requests, with the sample's policy (max-attempts 4).
+ * the same way after exactly the same number of requests, with the sample's policy (max-attempts 4); on
+ * {@code /ai/chat}, a call OpenAI's model cannot answer is answered by the backup of the sample's
+ * fallback chain.
  *
  * <p>Every scenario begins with a call that succeeds, so that each client has a kept-alive connection in
  * its pool when the faults begin: a client that retried a failed pooled connection by itself would send
@@ -102,6 +104,19 @@ class TransportFaultsIntegrationTests {
             this.requests = requests;
             this.responses = List.of(responses);
         }
+
+        /**
+         * How {@code /ai/chat} answers: through the sample's fallback chain, whose backup (Anthropic's model,
+         * answering on this provider too) answers when OpenAI's retries run out or its key is refused.
+         */
+        int answeredThroughTheChain() {
+            return (this.answered == 503 || this == UNAUTHORIZED) ? 200 : this.answered;
+        }
+
+        /** The OpenAI requests of {@code /ai/chat}: a 429's Retry-After makes the chain ask the backup at once. */
+        int requestsThroughTheChain() {
+            return (this == RATE_LIMITED_THEN_ANSWER) ? 1 : this.requests;
+        }
     }
 
     static Stream<Arguments> scenariosOnEachEndpoint() {
@@ -122,16 +137,27 @@ class TransportFaultsIntegrationTests {
 
         HttpResponse<String> response = http.get(endpoint + "?prompt=hi");
 
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(scenario.answered);
-        if (scenario.answered == 503) {
+        boolean chain = endpoint.equals("/ai/chat");
+        assertThat(response.statusCode()).as(response.body())
+            .isEqualTo(chain ? scenario.answeredThroughTheChain() : scenario.answered);
+        if (response.statusCode() == 503) {
             assertThat(json(response)).containsEntry("attempts", 4);
         }
         assertThat(provider.countRequestsMatching(postRequestedFor(urlEqualTo(PATH)).build()).getCount())
-            .isEqualTo(1 + scenario.requests);
+            .isEqualTo(1 + (chain ? scenario.requestsThroughTheChain() : scenario.requests));
     }
 
-    /** Answers the requests with these responses in turn; the last one answers every request after it. */
+    /**
+     * Answers the requests with these responses in turn; the last one answers every request after it. The
+     * backup of {@code /ai/chat}'s chain, Anthropic's model, is always answered.
+     */
     private static void script(List<ResponseDefinitionBuilder> responses) {
+        provider.stubFor(post(urlEqualTo("/v1/messages")).willReturn(aResponse()
+            .withHeader("Content-Type", "application/json")
+            .withBody("""
+                    {"id":"msg_1","type":"message","role":"assistant","model":"claude-sample",\
+                    "content":[{"type":"text","text":"Hi"}],"stop_reason":"end_turn","stop_sequence":null,\
+                    "usage":{"input_tokens":1,"output_tokens":1}}""")));
         for (int i = 0; i < responses.size(); i++) {
             String state = (i == 0) ? STARTED : "answer " + i;
             provider.stubFor(post(urlEqualTo(PATH)).inScenario("script")

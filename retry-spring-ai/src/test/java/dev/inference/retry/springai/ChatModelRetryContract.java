@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.http.Fault;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.ShouldRetryHeader;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
@@ -152,6 +153,30 @@ public abstract class ChatModelRetryContract {
                     .hasMessage(thrownMessage(400, errorBody("invalid_request_error", "Bad")))
                     .hasNoCause();
                 assertThat(provider().requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void makesOneRequestWhenTheProviderSaysAFailureMustNotBeRetried() {
+            provider().always(serverError().withHeader(ShouldRetryHeader.NAME, "false"));
+            run((context) -> {
+                ChatModel model = chat(context);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOf(serverErrorException())
+                    .isNotInstanceOf(ExhaustedException.class);
+                assertThat(provider().requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void retriesAsTheStatusSaysWhenTheProviderSaysAFailureMayBeRetried() {
+            provider().always(serverError().withHeader(ShouldRetryHeader.NAME, "true"));
+            run((context) -> {
+                ChatModel model = chat(context);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class,
+                        (ex) -> assertThat(ex.attempts()).isEqualTo(3));
+                assertThat(provider().requests()).isEqualTo(3);
             });
         }
 

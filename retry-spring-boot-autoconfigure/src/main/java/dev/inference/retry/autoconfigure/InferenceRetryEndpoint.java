@@ -5,6 +5,7 @@ import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.Timeouts;
+import dev.inference.retry.autoconfigure.fallback.FallbackChains;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,9 +42,13 @@ public class InferenceRetryEndpoint {
 
     private final ObjectProvider<CooldownStore> cooldownStore;
 
-    InferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore) {
+    private final ObjectProvider<FallbackChains> fallbacks;
+
+    InferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore,
+            ObjectProvider<FallbackChains> fallbacks) {
         this.clients = clients;
         this.cooldownStore = cooldownStore;
+        this.fallbacks = fallbacks;
     }
 
     /**
@@ -56,7 +61,8 @@ public class InferenceRetryEndpoint {
         Map<String, ClientDescriptor> descriptors = new LinkedHashMap<>();
         CooldownStore store = this.cooldownStore.getIfAvailable();
         this.clients.clients().forEach((name, client) -> descriptors.put(name, describe(client, store)));
-        return new RetriedClientsDescriptor(descriptors);
+        FallbackChains chains = this.fallbacks.getIfAvailable();
+        return new RetriedClientsDescriptor(descriptors, (chains != null) ? chains.describe() : Map.of());
     }
 
     /**
@@ -105,11 +111,23 @@ public class InferenceRetryEndpoint {
     }
 
     /**
-     * The retried clients of the application.
+     * The retried clients of the application, and its fallback chains.
      *
      * @param clients each client's description, keyed by bean name
+     * @param fallbacks each fallback chain, with which members are skipped now and until when, keyed
+     *     by the chain's bean name
      */
-    public record RetriedClientsDescriptor(Map<String, ClientDescriptor> clients) implements OperationResponseBody {
+    public record RetriedClientsDescriptor(Map<String, ClientDescriptor> clients,
+            Map<String, FallbackChains.ChainDescriptor> fallbacks) implements OperationResponseBody {
+
+        /**
+         * Describes the clients of an application without fallback chains.
+         *
+         * @param clients each client's description, keyed by bean name
+         */
+        public RetriedClientsDescriptor(Map<String, ClientDescriptor> clients) {
+            this(clients, Map.of());
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.CooldownStore;
+import dev.inference.retry.autoconfigure.fallback.FallbackChains;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -21,7 +22,8 @@ import org.springframework.context.annotation.Bean;
 public final class InferenceRetryEndpointAutoConfiguration {
 
     @Bean
-    InferenceRetryEndpoint inferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore) {
-        return new InferenceRetryEndpoint(clients, cooldownStore);
+    InferenceRetryEndpoint inferenceRetryEndpoint(RetriedClients clients, ObjectProvider<CooldownStore> cooldownStore,
+            ObjectProvider<FallbackChains> fallbacks) {
+        return new InferenceRetryEndpoint(clients, cooldownStore, fallbacks);
     }
 }

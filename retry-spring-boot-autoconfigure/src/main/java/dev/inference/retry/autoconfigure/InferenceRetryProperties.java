@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.autoconfigure.fallback.FallbackChainProperties;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -55,6 +56,15 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
     private final Cooldown cooldown = new Cooldown();
 
     /**
+     * Fallback chains, keyed by the chain's bean name: members (the bean names, in order, at least
+     * two, all InferenceClient or all Spring AI ChatModel beans), primary (whether the chain is the
+     * primary bean of its type), skip-after and skip-for (after that many calls in a row that fell
+     * over from a member, skip it for that long; both or neither) and models.<member> (a member's
+     * own model name).
+     */
+    private final Map<String, FallbackChainProperties> fallbacks = new LinkedHashMap<>();
+
+    /**
      * Returns whether {@code InferenceClient} beans are wrapped.
      *
      * @return {@code true} unless retrying is switched off
@@ -88,6 +98,15 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
      */
     public Budget getBudget() {
         return this.budget;
+    }
+
+    /**
+     * Returns the fallback chains, keyed by the chain's bean name. The map is live, for the binder.
+     *
+     * @return the chains' settings
+     */
+    public Map<String, FallbackChainProperties> getFallbacks() {
+        return this.fallbacks;
     }
 
     /**

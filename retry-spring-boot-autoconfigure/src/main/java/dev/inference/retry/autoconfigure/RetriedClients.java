@@ -101,7 +101,8 @@ final class RetriedClients implements SmartInitializingSingleton {
         List<String> names = new ArrayList<>();
         // allowEagerInit = false: find lazy beans and typed FactoryBeans without creating anything.
         for (String name : this.beanFactory.getBeanNamesForType(type, true, false)) {
-            if (!ScopedProxyUtils.isScopedTarget(name)) {
+            // A fallback chain is no model of its own: its members are retried, each once.
+            if (!ScopedProxyUtils.isScopedTarget(name) && !this.properties.getFallbacks().containsKey(name)) {
                 names.add(name);
             }
         }
@@ -271,7 +272,8 @@ final class RetriedClients implements SmartInitializingSingleton {
         if (unresolvedSettings != null) {
             throw unresolvedSettings;
         }
-        if (this.found.contains(beanName) || !isEnabled(beanName) || !this.beanFactory.containsBean(beanName)) {
+        if (this.found.contains(beanName) || !isEnabled(beanName) || !this.beanFactory.containsBean(beanName)
+                || this.properties.getFallbacks().containsKey(beanName)) {
             return Optional.empty();
         }
         return Optional.of(resolveSettings(beanName));

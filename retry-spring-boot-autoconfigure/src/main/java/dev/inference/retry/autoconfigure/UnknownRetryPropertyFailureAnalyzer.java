@@ -101,11 +101,16 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unboun
     }
 
     private static String unknownReason(ConfigurationPropertyName name) {
+        if (name.getNumberOfElements() > 4 && "fallbacks".equals(name.getElement(2, ConfigurationPropertyName.Form.DASHED))) {
+            return "is not a setting of a fallback chain: inference.retry.fallbacks.<chain> takes members, primary, "
+                    + "skip-after, skip-for and models.<member>";
+        }
         if (isUnderClients(name)) {
             return "is not a setting of a client: inference.retry.clients.<bean-name> takes " + sentence(CLIENT_KEYS);
         }
         List<String> keys = new ArrayList<>(TOP_LEVEL_KEYS);
         keys.add("clients.<bean-name>");
+        keys.add("fallbacks.<chain>");
         return "is not a retry property: inference.retry takes " + sentence(keys);
     }
 

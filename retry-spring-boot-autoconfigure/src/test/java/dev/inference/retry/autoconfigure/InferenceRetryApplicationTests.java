@@ -79,7 +79,8 @@ class InferenceRetryApplicationTests {
                 {"failedAttempt":4,"slot":"PT0.8S","min":"PT0.72S","max":"PT0.88S"}]},\
                 "local":{"name":"local",\
                 "policy":{"stableRetries":0,"stableDelay":"PT0.05S","maxAttempts":2,"maxDelay":"PT1S"},\
-                "schedule":[{"failedAttempt":1,"slot":"PT0.1S","min":"PT0.09S","max":"PT0.11S"}]}}}""");
+                "schedule":[{"failedAttempt":1,"slot":"PT0.1S","min":"PT0.09S","max":"PT0.11S"}]}},\
+                "fallbacks":{}}""");
     }
 
     @Test

@@ -36,7 +36,9 @@ class InferenceRetryPropertiesTests {
                     "inference.retry.first-token-timeout: java.time.Duration",
                     "inference.retry.stream-idle-timeout: java.time.Duration",
                     "inference.retry.clients: java.util.Map<java.lang.String,"
-                            + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>");
+                            + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>",
+                    "inference.retry.fallbacks: java.util.Map<java.lang.String,"
+                            + "dev.inference.retry.autoconfigure.fallback.FallbackChainProperties>");
         assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description")).isNotBlank()
             .doesNotStartWith("The ")
             .doesNotStartWith("A "));

@@ -71,9 +71,20 @@ class UnknownRetryPropertyFailureAnalyzerTests {
                         Origin: "inference.retry.timeout" %s
                         Reason: is not a retry property: inference.retry takes enabled, stable-retries, stable-delay, \
                     max-attempts, max-delay, budget.max-tokens, budget.token-ratio, cooldown.store, \
-                    cooldown.namespace, observations.enabled, spring-ai.enabled and clients.<bean-name>""".formatted(ORIGIN));
+                    cooldown.namespace, observations.enabled, spring-ai.enabled, clients.<bean-name> and \
+                    fallbacks.<chain>""".formatted(ORIGIN));
             assertThat(analysis.getAction()).isEqualTo("Correct or remove inference.retry.timeout.");
         });
+    }
+
+    @Test
+    void namesAnUnknownKeyOfAFallbackChainAndTheSettingsThatExist() {
+        analyze(new String[] { "inference.retry.fallbacks.chat.members=a, b", "inference.retry.fallbacks.chat.memebrs=a" },
+                (analysis) -> assertThat(analysis.getDescription()).contains("""
+                        Property: inference.retry.fallbacks.chat.memebrs
+                        Origin: "inference.retry.fallbacks.chat.memebrs" %s
+                        Reason: is not a setting of a fallback chain: inference.retry.fallbacks.<chain> takes members, \
+                    primary, skip-after, skip-for and models.<member>""".formatted(ORIGIN)));
     }
 
     @Test

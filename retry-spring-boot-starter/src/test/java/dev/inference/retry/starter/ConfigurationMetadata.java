@@ -7,6 +7,7 @@ import java.net.URL;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepository;
@@ -93,6 +94,10 @@ final class ConfigurationMetadata {
     private static boolean hasBeanProperty(Class<?> type, List<String> path) {
         if (path.isEmpty() || path.equals(List.of("*"))) {
             return true;
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            // A map of values below a map entry, such as a chain's models.<member>: one key more.
+            return path.size() == 1;
         }
         for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
             if (descriptor.getReadMethod() != null && !descriptor.getName().equals("class")

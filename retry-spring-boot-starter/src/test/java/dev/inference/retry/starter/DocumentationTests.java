@@ -3,6 +3,7 @@ package dev.inference.retry.starter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.retry.autoconfigure.MeterRetryListener;
+import dev.inference.retry.autoconfigure.fallback.FallbackMeterListener;
 import dev.inference.retry.autoconfigure.observation.DefaultRetryAttemptObservationConvention;
 import dev.inference.retry.autoconfigure.observation.ObservationAttemptObserver;
 import java.io.IOException;
@@ -177,8 +178,8 @@ class DocumentationTests {
         /** The meter and observation names that the starter's public constants give. */
         private static Set<String> meterAndObservationNames() {
             Set<String> names = new TreeSet<>();
-            for (Class<?> type : List.of(MeterRetryListener.class, DefaultRetryAttemptObservationConvention.class,
-                    ObservationAttemptObserver.class)) {
+            for (Class<?> type : List.of(MeterRetryListener.class, FallbackMeterListener.class,
+                    DefaultRetryAttemptObservationConvention.class, ObservationAttemptObserver.class)) {
                 for (Field field : type.getFields()) {
                     if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
                         String value = (String) constant(field);

@@ -3,7 +3,7 @@ package dev.inference.sample.provider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import tools.jackson.core.JacksonException;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -47,18 +47,24 @@ final class Completions {
      * @return the request, or empty when the body is not such a request
      */
     Optional<Chat> readChat(byte[] body) {
-        JsonNode request;
-        try {
-            request = this.mapper.readTree(body);
-        }
-        catch (JacksonException ex) {
+        return readChat(this.mapper, body, JsonNode::stringValueOpt);
+    }
+
+    /**
+     * Reads a chat request of either wire format: the model, the text of the last {@code user}
+     * message, as {@code text} reads it from the message's {@code content}, and the stream flag.
+     */
+    static Optional<Chat> readChat(JsonMapper mapper, byte[] body, Function<JsonNode, Optional<String>> text) {
+        Optional<JsonNode> read = Wire.readJson(mapper, body);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
+        JsonNode request = read.get();
         Optional<String> model = request.path("model").stringValueOpt();
         Optional<String> prompt = Optional.empty();
         for (JsonNode message : request.path("messages")) {
             if (message.path("role").stringValueOpt().filter("user"::equals).isPresent()) {
-                prompt = message.path("content").stringValueOpt();
+                prompt = text.apply(message.path("content"));
             }
         }
         if (model.isEmpty() || prompt.isEmpty()) {

@@ -3,7 +3,6 @@ package dev.inference.sample.provider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -28,13 +27,11 @@ final class Embeddings {
      * @return the request, or empty when the body is not such a request
      */
     Optional<Request> read(byte[] body) {
-        JsonNode request;
-        try {
-            request = this.mapper.readTree(body);
-        }
-        catch (JacksonException ex) {
+        Optional<JsonNode> read = Wire.readJson(this.mapper, body);
+        if (read.isEmpty()) {
             return Optional.empty();
         }
+        JsonNode request = read.get();
         Optional<String> model = request.path("model").stringValueOpt();
         JsonNode input = request.path("input");
         List<String> inputs = new ArrayList<>();

@@ -61,6 +61,8 @@ public final class FlakyProvider implements AutoCloseable {
 
     private static final String EMBEDDINGS = "/v1/embeddings";
 
+    private static final String MESSAGES = "/v1/messages";
+
     /** Chunks a {@link Outcome#CUT cut} stream delivers before the connection closes. */
     private static final int CHUNKS_BEFORE_CUT = 2;
 
@@ -91,6 +93,13 @@ public final class FlakyProvider implements AutoCloseable {
     private final Completions completions = new Completions();
 
     private final Embeddings embeddings = new Embeddings();
+
+    private final Messages messages = new Messages();
+
+    private final AtomicInteger backupRequests = new AtomicInteger();
+
+    /** Whether the chat completions (the OpenAI side) answer 503 to every request: see {@link #setOpenAiDown}. */
+    private volatile boolean openAiDown;
 
     private final Queue<Outcome> script = new ConcurrentLinkedQueue<>();
 
@@ -233,6 +242,17 @@ public final class FlakyProvider implements AutoCloseable {
     }
 
     /**
+     * Makes the OpenAI side ({@code POST /v1/chat/completions}) answer 503 to every request, or serve
+     * again: the switch that shows a fallback chain answering from the Anthropic side
+     * ({@code POST /v1/messages}), which never fails on purpose.
+     *
+     * @param down {@code true} to fail every chat completion
+     */
+    public void setOpenAiDown(boolean down) {
+        this.openAiDown = down;
+    }
+
+    /**
      * Queues outcomes for the next requests, in order; they take precedence over the fault mix.
      *
      * @param outcomes the outcomes of the next requests
@@ -249,6 +269,16 @@ public final class FlakyProvider implements AutoCloseable {
      */
     public int requestCount() {
         return this.requests.size();
+    }
+
+    /**
+     * Returns how many requests the Anthropic side ({@code POST /v1/messages}) answered since the
+     * provider started or was last {@linkplain #reset() reset}; they are not among {@link #requests()}.
+     *
+     * @return the number of backup requests
+     */
+    public int backupRequestCount() {
+        return this.backupRequests.get();
     }
 
     /**
@@ -271,12 +301,14 @@ public final class FlakyProvider implements AutoCloseable {
     }
 
     /**
-     * Forgets the recorded requests and the outcomes still scripted. The fault mix's generator
-     * keeps its state.
+     * Forgets the recorded requests and the outcomes still scripted, and serves the OpenAI side again
+     * (see {@link #setOpenAiDown}). The fault mix's generator keeps its state.
      */
     public void reset() {
         this.script.clear();
         this.requests.clear();
+        this.backupRequests.set(0);
+        this.openAiDown = false;
     }
 
     /** Stops accepting connections and drops every open one. Idempotent. */
@@ -331,6 +363,12 @@ public final class FlakyProvider implements AutoCloseable {
             if (request == null) {
                 return;
             }
+            if (request.method().equals("POST") && request.path().equals(MESSAGES)) {
+                // The backup side: never failed on purpose, and counted apart from the OpenAI side's requests.
+                this.backupRequests.incrementAndGet();
+                answerMessage(request, out);
+                return;
+            }
             this.requests.add(request);
             Answer success = success(request, socket, in, out);
             if (success == null) {
@@ -373,6 +411,11 @@ public final class FlakyProvider implements AutoCloseable {
         boolean post = request.method().equals("POST");
         if (post && request.path().equals(CHAT_COMPLETIONS)) {
             Optional<Completions.Chat> chat = this.completions.readChat(request.body());
+            if (this.openAiDown) {
+                sendError(out, 503, "Service Unavailable", "The OpenAI side is switched off (sample.provider.openai-down)",
+                        "server_error", "overloaded", Map.of(), null);
+                return null;
+            }
             if (chat.isPresent()) {
                 return new Answer(chat.get().stream() ? "stream" : "unary",
                         (delivery, limits) -> sendCompletion(socket, in, out, chat.get(), delivery, limits));
@@ -390,7 +433,7 @@ public final class FlakyProvider implements AutoCloseable {
                     "invalid_body", Map.of(), null);
             return null;
         }
-        sendError(out, 404, "Not Found", "Only POST " + CHAT_COMPLETIONS + " and POST " + EMBEDDINGS + " are served",
+        sendError(out, 404, "Not Found", "Only POST " + CHAT_COMPLETIONS + ", " + MESSAGES + " and " + EMBEDDINGS + " are served",
                 "invalid_request_error", "unknown_url", Map.of(), null);
         return null;
     }
@@ -468,6 +511,40 @@ public final class FlakyProvider implements AutoCloseable {
         }
         sendEvent(out, this.completions.finishChunk(chat, id));
         sendEvent(out, "[DONE]");
+    }
+
+    private void answerMessage(RecordedRequest request, OutputStream out) throws IOException {
+        Optional<Completions.Chat> chat = this.messages.read(request.body());
+        if (chat.isEmpty()) {
+            sendError(out, 400, "Bad Request", "The body must hold a model and a user message",
+                    "invalid_request_error", "invalid_body", Map.of(), null);
+            return;
+        }
+        logger.info("Embedded provider: backup request " + this.backupRequests.get() + " (messages) -> SUCCESS");
+        sendMessage(out, chat.get());
+    }
+
+    /** Answers a messages request of the Anthropic side, whole or as a stream, never failing. */
+    private void sendMessage(OutputStream out, Completions.Chat chat) throws IOException {
+        String id = "msg_" + this.completionIds.incrementAndGet();
+        if (!chat.stream()) {
+            Wire.writeResponse(out, 200, "OK", Map.of(), "application/json", this.messages.message(chat, id));
+            return;
+        }
+        Wire.writeHead(out, 200, "OK", headers(Map.of(), "Content-Type", "text/event-stream", "Cache-Control", "no-cache"));
+        sendNamedEvent(out, "message_start", this.messages.start(chat, id));
+        sendNamedEvent(out, "content_block_start", this.messages.blockStart());
+        for (String chunk : chat.chunks()) {
+            sendNamedEvent(out, "content_block_delta", this.messages.delta(chunk));
+        }
+        sendNamedEvent(out, "content_block_stop", this.messages.blockStop());
+        sendNamedEvent(out, "message_delta", this.messages.messageDelta());
+        sendNamedEvent(out, "message_stop", this.messages.stop());
+    }
+
+    private static void sendNamedEvent(OutputStream out, String name, String data) throws IOException {
+        out.write(("event: " + name + "\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     /** Sends a JSON body whole, or, cut, half of the body its headers announce. */

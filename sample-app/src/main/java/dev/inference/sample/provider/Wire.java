@@ -8,7 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Just enough HTTP/1.1 for the provider: reads one request with a {@code Content-Length} body and
@@ -135,5 +139,15 @@ final class Wire {
             // reported below
         }
         throw new MalformedRequestException("Content-Length must be a number from 0 to " + BODY_LIMIT);
+    }
+
+    /** Reads a request body as JSON; empty when it is not JSON, which the caller answers as a bad request. */
+    static Optional<JsonNode> readJson(JsonMapper mapper, byte[] body) {
+        try {
+            return Optional.of(mapper.readTree(body));
+        }
+        catch (JacksonException ex) {
+            return Optional.empty();
+        }
     }
 }

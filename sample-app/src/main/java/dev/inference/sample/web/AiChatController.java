@@ -19,8 +19,10 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
- * Serves chat calls through a Spring AI {@link ChatClient} over the OpenAI chat model, which the retry
- * starter retries beneath the bean, in each of its HTTP exchanges with the provider. Nothing here
+ * Serves chat calls through a Spring AI {@link ChatClient} over the fallback chain {@code chat}: the OpenAI
+ * chat model, which the retry starter retries beneath the bean, in each of its HTTP exchanges with the
+ * provider, and the Anthropic one, which answers when OpenAI's retries run out, its quota is used up or
+ * it asks to wait. Nothing here
  * knows about retries: the failures that reach this controller are final, and become problem details
  * as those of {@code /chat} do (see {@link ChatFailures}).
  */
@@ -41,8 +43,11 @@ class AiChatController {
      */
     @GetMapping("/ai/chat")
     AiChatReply chat(@RequestParam String prompt) {
-        String content = this.chatClient.prompt().user(prompt).call().content();
-        return new AiChatReply(Objects.requireNonNullElse(content, ""));
+        ChatResponse response = this.chatClient.prompt().user(prompt).call().chatResponse();
+        Generation result = (response != null) ? response.getResult() : null;
+        String content = (result != null) ? result.getOutput().getText() : null;
+        String model = (response != null) ? response.getMetadata().getModel() : null;
+        return new AiChatReply(Objects.requireNonNullElse(content, ""), Objects.requireNonNullElse(model, ""));
     }
 
     /**

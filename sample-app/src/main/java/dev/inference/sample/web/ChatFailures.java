@@ -14,6 +14,7 @@ import dev.inference.retry.ExhaustedException;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -59,68 +60,57 @@ class ChatFailures {
             return problem(cause);
         }
         if (failure instanceof ExhaustedException exhausted) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The provider "
-                    + "still failed after " + exhausted.attempts() + " attempts: " + exhausted.getCause().getMessage());
-            problem.setTitle("Provider unavailable");
-            problem.setProperty("attempts", exhausted.attempts());
-            return problem;
+            return with(problem(HttpStatus.SERVICE_UNAVAILABLE, "Provider unavailable",
+                    "The provider still failed after " + exhausted.attempts() + " attempts: "
+                            + exhausted.getCause().getMessage()),
+                    "attempts", exhausted.attempts());
         }
         Classification classification = Classification.of(failure);
         if (classification.kind() == Classification.Kind.QUOTA
                 && classification.decidingCause().orElse(failure) instanceof QuotaExceededException quota) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, quota.getMessage());
-            problem.setTitle("Provider quota exceeded");
-            problem.setProperty("providerStatus", quota.status());
-            return problem;
+            return with(problem(HttpStatus.BAD_GATEWAY, "Provider quota exceeded", quota.getMessage()),
+                    "providerStatus", quota.status());
         }
         if (failure instanceof HttpStatusException status) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, status.getMessage());
-            problem.setTitle("Provider error");
-            problem.setProperty("providerStatus", status.status());
-            return problem;
+            return with(problem(HttpStatus.BAD_GATEWAY, "Provider error", status.getMessage()),
+                    "providerStatus", status.status());
         }
         if (failure instanceof OpenAIServiceException service) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, service.getMessage());
-            problem.setTitle("Provider error");
-            problem.setProperty("providerStatus", service.statusCode());
-            return problem;
+            return with(problem(HttpStatus.BAD_GATEWAY, "Provider error", service.getMessage()),
+                    "providerStatus", service.statusCode());
         }
         if (failure instanceof NetworkException || failure instanceof OpenAIIoException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
-            problem.setTitle("Provider connection failed");
-            return problem;
+            return problem(HttpStatus.BAD_GATEWAY, "Provider connection failed", failure.getMessage());
         }
         if (failure instanceof OpenAIException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_GATEWAY, failure.getMessage());
-            problem.setTitle("Provider error");
-            return problem;
+            return problem(HttpStatus.BAD_GATEWAY, "Provider error", failure.getMessage());
         }
         if (failure instanceof ShutdownException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                    "This instance is shutting down and will not retry the call; try again, another instance "
-                            + "will answer: " + failure.getMessage());
-            problem.setTitle("Shutting down");
-            return problem;
+            return problem(HttpStatus.SERVICE_UNAVAILABLE, "Shutting down", "This instance is shutting down and will "
+                    + "not retry the call; try again, another instance will answer: " + failure.getMessage());
         }
         if (failure instanceof StreamStalledException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, failure.getMessage());
-            problem.setTitle("Provider stream stalled");
-            return problem;
+            return problem(HttpStatus.GATEWAY_TIMEOUT, "Provider stream stalled", failure.getMessage());
         }
         if (failure instanceof DeadlineExceededException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.GATEWAY_TIMEOUT, failure.getMessage());
-            problem.setTitle("Deadline exceeded");
-            return problem;
+            return problem(HttpStatus.GATEWAY_TIMEOUT, "Deadline exceeded", failure.getMessage());
         }
         if (failure instanceof CancellationException) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+            return problem(HttpStatus.SERVICE_UNAVAILABLE, "Call cancelled",
                     Objects.requireNonNullElse(failure.getMessage(), "The call was cancelled"));
-            problem.setTitle("Call cancelled");
-            return problem;
         }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "Inference call failed",
                 "The call failed: " + failure.getClass().getSimpleName());
-        problem.setTitle("Inference call failed");
+    }
+
+    private static ProblemDetail problem(HttpStatus status, String title, @Nullable String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setTitle(title);
+        return problem;
+    }
+
+    private static ProblemDetail with(ProblemDetail problem, String property, Object value) {
+        problem.setProperty(property, value);
         return problem;
     }
 }

@@ -17,6 +17,7 @@ import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
+import dev.inference.retry.springai.exchange.CancelOnEarlyClose;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -143,7 +144,8 @@ final class AnthropicChatModelRebuild {
         Backend backend = AnthropicInternals.BACKEND.read(springAi, beanName);
         boolean ownsDispatcher = AnthropicInternals.OWNS_DISPATCHER.read(springAi, beanName);
         HttpClient copy = AnthropicInternals.SPRING_AI_TRANSPORT.newInstance(beanName,
-                okHttp.newBuilder().retryOnConnectionFailure(false).build(), backend, ownsDispatcher);
+                okHttp.newBuilder().retryOnConnectionFailure(false).addInterceptor(CancelOnEarlyClose.INSTANCE).build(),
+                backend, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
         return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);
     }

@@ -1,10 +1,13 @@
 package dev.inference.retry.springai.exchange;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.retry.AsyncRetry;
 import dev.inference.retry.Operation;
 import dev.inference.retry.WaitScheduler;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -72,57 +75,100 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     public void attempt(AsyncRetry.Attempt<R> attempt) {
+        // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's context.
+        Optional<Duration> timeout = this.exchanges.attemptTimeout(this.operation);
+        AttemptScope scope;
+        try {
+            scope = timeout.isPresent() ? this.exchanges.startAttempt(this.context, timeout.get()) : null;
+        }
+        catch (RejectedExecutionException ex) {
+            attempt.failed(ex);
+            return;
+        }
         CompletableFuture<R> sent;
         try {
             sent = this.transport.apply(this.exchanges.forAttempt(this.request, attempt.number()));
         }
         catch (RuntimeException ex) {
-            attempt.failed(this.exchanges.sdk().failures().transportException(ex));
+            failed(attempt, scope, this.exchanges.sdk().failures().transportException(ex));
             return;
         }
         this.inFlight = sent;
+        CallContext.Registration timedOut = (scope != null) ? scope.context().onCancel(() -> sent.cancel(true))
+                : () -> {
+                };
         // Cancelled while the attempt was being started: the cancellation may not have seen it.
         if (this.context.isDone()) {
             sent.cancel(true);
         }
-        sent.whenComplete((response, thrown) -> telling(attempt, () -> attemptEnded(attempt, sent, response, thrown)));
+        sent.whenComplete((response, thrown) -> {
+            timedOut.close();
+            telling(attempt, scope, () -> attemptEnded(attempt, scope, sent, response, thrown));
+        });
     }
 
-    private void attemptEnded(AsyncRetry.Attempt<R> attempt, CompletableFuture<R> sent, @Nullable R response,
-            @Nullable Throwable thrown) {
+    private void attemptEnded(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, CompletableFuture<R> sent,
+            @Nullable R response, @Nullable Throwable thrown) {
         this.inFlight = null;
         if (thrown != null || response == null) {
             Throwable failure = unwrap(thrown);
-            // Only the call's cancellation cancels an attempt: the caller gave up, the provider did not fail.
+            // Only the call's cancellation or the attempt's timeout cancels an attempt: the provider did not fail.
             if (failure instanceof RuntimeException runtime) {
-                failure = sent.isCancelled() ? RetryingExchanges.endedByCancellation(this.context, runtime)
+                RuntimeException ended = sent.isCancelled() ? RetryingExchanges.endedByCancellation(this.context, runtime)
                         : this.exchanges.sdk().failures().transportException(runtime);
+                failed(attempt, scope, ended);
+                return;
             }
+            closeScope(scope);
             attempt.failed(failure);
             return;
         }
         RetryingExchanges.Outcome<R> outcome = this.exchanges.classify(response);
         if (outcome != null) {
-            tell(attempt, outcome);
+            tell(attempt, scope, outcome);
             return;
         }
         // Reading the body blocks until it arrives: never on the transport's thread.
         try {
-            this.exchanges.bodyReader().execute(() -> telling(attempt, () -> bodyRead(attempt, response)));
+            this.exchanges.bodyReader().execute(() -> telling(attempt, scope, () -> bodyRead(attempt, scope, response)));
         }
         catch (RejectedExecutionException ex) {
             this.exchanges.sdk().close(response);
+            closeScope(scope);
             attempt.failed(ex);
         }
     }
 
     /**
-     * On the body reader: reads the attempt's part of the body, and tells the outcome there, where the SDK
-     * then reads the rest of a stream ({@link StreamHandOff}).
+     * On the body reader: reads the attempt's part of the body, within the attempt's timeout, and tells
+     * the outcome there, where the SDK then reads the rest of a stream ({@link StreamHandOff}).
      */
-    private void bodyRead(AsyncRetry.Attempt<R> attempt, R response) {
-        RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation, this.context);
-        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> tell(attempt, outcome));
+    private void bodyRead(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, R response) {
+        RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation,
+                (scope != null) ? scope.context() : this.context);
+        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> tell(attempt, scope, outcome));
+    }
+
+    /** Tells a failure, as the attempt's timeout makes it, once the attempt's scope is over. */
+    private static void failed(AsyncRetry.Attempt<?> attempt, @Nullable AttemptScope scope, RuntimeException failure) {
+        RuntimeException told = (scope != null) ? RetryingExchanges.attemptFailure(scope, failure) : failure;
+        closeScope(scope);
+        attempt.failed(told);
+    }
+
+    private static void closeScope(@Nullable AttemptScope scope) {
+        if (scope != null) {
+            scope.close();
+        }
+    }
+
+    private void tell(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, RetryingExchanges.Outcome<R> outcome) {
+        if (!outcome.isSuccess() && !outcome.handsOver()) {
+            failed(attempt, scope, Objects.requireNonNull(outcome.failure()));
+            return;
+        }
+        closeScope(scope);
+        tell(attempt, outcome);
     }
 
     private void tell(AsyncRetry.Attempt<R> attempt, RetryingExchanges.Outcome<R> outcome) {
@@ -144,14 +190,16 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     }
 
     /** Runs a step of an attempt; what it throws rather than tells ends the call with that, undecided. */
-    private static void telling(AsyncRetry.Attempt<?> attempt, Runnable step) {
+    private static void telling(AsyncRetry.Attempt<?> attempt, @Nullable AttemptScope scope, Runnable step) {
         try {
             step.run();
         }
         catch (RuntimeException ex) {
+            closeScope(scope);
             attempt.abandoned(ex);
         }
         catch (Error ex) {
+            closeScope(scope);
             attempt.abandoned(ex);
             throw ex;
         }

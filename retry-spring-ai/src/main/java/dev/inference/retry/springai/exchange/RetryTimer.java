@@ -1,5 +1,6 @@
 package dev.inference.retry.springai.exchange;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.client.Durations;
 import java.time.Duration;
 import java.util.Set;
@@ -77,6 +78,28 @@ public final class RetryTimer implements AutoCloseable {
                 future.cancel(false);
             }
         };
+    }
+
+    /**
+     * Returns this timer as the timer of attempt timeouts ({@link dev.inference.client.AttemptScope}):
+     * an attempt's timeout runs on the timer thread, never on a transport's thread. A timeout pending
+     * when the timer closes runs at once, so that no attempt outlives its application hanging.
+     *
+     * @return the attempt timer, whose registrations withdraw their timeouts
+     */
+    AttemptScope.Timer attemptTimer() {
+        return (delay, action) -> schedule(delay, new Timeout() {
+
+            @Override
+            public void fire() {
+                action.run();
+            }
+
+            @Override
+            public void abandon() {
+                action.run();
+            }
+        })::cancel;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
@@ -8,7 +9,9 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.reactor.ReactorRetry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.function.Function;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -25,6 +28,7 @@ import org.springframework.web.reactive.function.client.WebClientRequestExceptio
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
 /**
@@ -89,9 +93,9 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         return Mono.deferContextual((view) -> {
             CallContext call = view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background());
-            Mono<ClientResponse> exchange = Mono.defer(() -> next.exchange(request))
+            Mono<ClientResponse> exchange = withFirstTokenTimeout(Mono.defer(() -> next.exchange(request))
                 .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
-                .flatMap(this::established);
+                .flatMap(this::established));
             // A cancellation during the attempt ends it, and the failure is not retried.
             Mono<ClientResponse> attempt = Mono.firstWithSignal(exchange, cancellationOf(call));
             // A one-element stream, so that listeners hear STREAM attempts; it completes after its element.
@@ -99,6 +103,22 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
                 .singleOrEmpty()
                 .onErrorResume(PermanentStatus.class, (permanent) -> Mono.just(permanent.response));
         });
+    }
+
+    /**
+     * Bounds an attempt until its first line by the retrier's {@code first-token-timeout}, if it has one:
+     * past it, the attempt's exchange is cancelled (Reactor Netty closes its connection) and the attempt
+     * fails with {@link AttemptTimeoutException}, retried. The timer is Reactor's parallel scheduler, as
+     * for the waits, never an event loop; a cancellation of the call ends the attempt first.
+     */
+    private Mono<ClientResponse> withFirstTokenTimeout(Mono<ClientResponse> attempt) {
+        Optional<Duration> timeout = this.retry.retrier().timeouts().firstToken();
+        if (timeout.isEmpty()) {
+            return attempt;
+        }
+        Duration limit = timeout.get();
+        return attempt.timeout(limit, Mono.error(() -> new AttemptTimeoutException(
+                "The attempt ran past its timeout of " + limit + " and was abandoned", limit)), Schedulers.parallel());
     }
 
     /** Signals a cancellation of the call, if it ever comes; withdraws its registration either way. */

@@ -1,13 +1,17 @@
 package dev.inference.retry.springai.exchange;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.FallbackScope;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.Timeouts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
@@ -18,9 +22,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,21 +95,56 @@ public final class RetryingExchanges<R> {
     /**
      * Makes an exchange, retrying as the class documentation describes; blocks during waits.
      *
+     * <p>An attempt with a timeout of its own ({@link #attemptTimeout}) is sent with {@code cancellable}
+     * instead, so that the timeout, which runs on the {@link RetryTimer}, can cancel its request; the
+     * calling thread waits for it, and an interrupt cancels it.
+     *
      * @param request the request as the SDK made it
      * @param transport makes one attempt: sends the request given and returns its response
+     * @param cancellable starts one attempt: sends the request given and returns the future of its
+     *     response, whose cancellation cancels the request
      * @return the response of the first attempt that succeeded, or of a permanent failure, untouched
      * @throws ExhaustedException when every allowed attempt failed with a retryable failure
-     * @throws CancellationException when the thread was interrupted during a wait
+     * @throws CancellationException when the thread was interrupted during a wait or a timed attempt
      * @throws RuntimeException what the transport threw, when it is not retryable
      */
-    R execute(Object request, Function<Object, R> transport) {
+    R execute(Object request, Function<Object, R> transport, Function<Object, CompletableFuture<R>> cancellable) {
         Object outgoing = withoutCallHeader(request, this.sdk.requestHeader(request, StreamCalls.HEADER));
         if (!this.sdk.isRepeatable(outgoing)) {
             return transport.apply(outgoing);
         }
         Operation operation = operationOf(outgoing);
-        return this.blocking.call(operation, CallContext.background(),
-                new BlockingExchange(outgoing, operation, transport)).response();
+        Optional<Duration> timeout = attemptTimeout(operation);
+        BlockingRetry.Attempts<Outcome<R>, RuntimeException> attempts = timeout.isEmpty()
+                ? new BlockingExchange((attempt) -> attemptBlocking(outgoing, operation, transport, attempt))
+                : new BlockingExchange((attempt) -> attemptTimed(outgoing, operation, cancellable, attempt, timeout.get()));
+        return this.blocking.call(operation, CallContext.background(), attempts).response();
+    }
+
+    /**
+     * Returns the timeout of one attempt of an operation: {@code attempt-timeout} for a unary exchange,
+     * {@code first-token-timeout} for a stream, which bounds the attempt until its content has begun
+     * ({@link FirstSseEvent}).
+     *
+     * @param operation the exchange's operation
+     * @return the timeout, or empty when the retrier has none for it
+     */
+    Optional<Duration> attemptTimeout(Operation operation) {
+        Timeouts timeouts = this.retrier.timeouts();
+        return (operation == Operation.STREAM) ? timeouts.firstToken() : timeouts.attempt();
+    }
+
+    /** Starts an attempt's scope, timed by the {@link RetryTimer}, from the call's context. */
+    AttemptScope startAttempt(CallContext call, Duration timeout) {
+        return call.startAttempt(timeout, this.timer.attemptTimer());
+    }
+
+    /**
+     * Returns what an attempt with a scope of its own failed with: its timeout's failure when the timeout
+     * ended it and the caller did not give up first ({@link AttemptScope#failureFor}).
+     */
+    static RuntimeException attemptFailure(AttemptScope scope, RuntimeException thrown) {
+        return (thrown instanceof AttemptTimeoutException) ? thrown : scope.failureFor(thrown);
     }
 
     /**
@@ -132,7 +173,8 @@ public final class RetryingExchanges<R> {
             context = registered.get();
         }
         else {
-            context = CallContext.cancellable();
+            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
+            context = FallbackScope.isActive() ? CallContext.cancellable().withFallback() : CallContext.cancellable();
         }
         return new AsyncExchange<>(this, outgoing, transport, operationOf(outgoing), context).start();
     }
@@ -166,6 +208,57 @@ public final class RetryingExchanges<R> {
         }
         Outcome<R> outcome = classify(response);
         return (outcome != null) ? outcome : read(response, operation, CallContext.background());
+    }
+
+    /**
+     * Makes one attempt bounded by its own timeout: sends the request cancellably, waits for its response
+     * on the calling thread, and reads its attempt's part within the same bound; when the timeout passes
+     * first, the request is cancelled (or the response closed) and the attempt fails with an
+     * {@link AttemptTimeoutException}.
+     */
+    private Outcome<R> attemptTimed(Object request, Operation operation,
+            Function<Object, CompletableFuture<R>> transport, int attempt, Duration timeout) {
+        try (AttemptScope scope = startAttempt(CallContext.background(), timeout)) {
+            CompletableFuture<R> sent;
+            try {
+                sent = transport.apply(forAttempt(request, attempt));
+            }
+            catch (RuntimeException ex) {
+                return Outcome.failed(attemptFailure(scope, this.sdk.failures().transportException(ex)));
+            }
+            R response;
+            try (CallContext.Registration cancel = scope.context().onCancel(() -> sent.cancel(true))) {
+                response = sent.get();
+            }
+            catch (InterruptedException ex) {
+                sent.cancel(true);
+                Thread.currentThread().interrupt();
+                CancellationException interrupted = new CancellationException(
+                        "The thread was interrupted during an attempt");
+                interrupted.initCause(ex);
+                return Outcome.failed(interrupted);
+            }
+            catch (CancellationException ex) {
+                return Outcome.failed(attemptFailure(scope, ex));
+            }
+            catch (ExecutionException ex) {
+                Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                RuntimeException failure = (cause instanceof RuntimeException runtime)
+                        ? this.sdk.failures().transportException(runtime)
+                        : this.sdk.failures().ioException("The exchange failed", (cause instanceof IOException io) ? io
+                                : new IOException(cause));
+                return Outcome.failed(attemptFailure(scope, failure));
+            }
+            Outcome<R> outcome = classify(response);
+            if (outcome == null) {
+                outcome = read(response, operation, scope.context());
+            }
+            return (outcome.isSuccess() || outcome.handsOver()) ? outcome
+                    : Outcome.failed(attemptFailure(scope, Objects.requireNonNull(outcome.failure())));
+        }
     }
 
     /**
@@ -290,10 +383,18 @@ public final class RetryingExchanges<R> {
         finally {
             closeOnCancel.close();
         }
+        if (closedOnCancel.get()) {
+            // The cancellation closed the response just as its read ended: what is left of it is gone.
+            return readFailed(this.sdk.failures().ioException("The response was closed",
+                    new IOException("The attempt ended while its response was read")), true, context);
+        }
         R whole;
         Optional<RuntimeException> inBand;
         try {
-            whole = this.sdk.withBody(response, PeekedResponse.body(read, body));
+            Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
+            InputStream rest = idle.isEmpty() ? body
+                    : IdleWatchedStream.watch(body, idle.get(), this.timer, () -> this.sdk.close(response));
+            whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }
         catch (RuntimeException | Error ex) {
@@ -396,21 +497,15 @@ public final class RetryingExchanges<R> {
      */
     private final class BlockingExchange implements BlockingRetry.Attempts<Outcome<R>, RuntimeException> {
 
-        private final Object request;
+        private final IntFunction<Outcome<R>> attempts;
 
-        private final Operation operation;
-
-        private final Function<Object, R> transport;
-
-        BlockingExchange(Object request, Operation operation, Function<Object, R> transport) {
-            this.request = request;
-            this.operation = operation;
-            this.transport = transport;
+        BlockingExchange(IntFunction<Outcome<R>> attempts) {
+            this.attempts = attempts;
         }
 
         @Override
         public Outcome<R> attempt(int attempt) {
-            Outcome<R> outcome = attemptBlocking(this.request, this.operation, this.transport, attempt);
+            Outcome<R> outcome = this.attempts.apply(attempt);
             if (!outcome.isSuccess() && !outcome.handsOver()) {
                 throw Objects.requireNonNull(outcome.failure());
             }

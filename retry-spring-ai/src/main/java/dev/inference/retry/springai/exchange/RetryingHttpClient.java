@@ -20,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * (the overloads without options, which call those; {@code close()}; any the SDK adds later) goes to the
  * transport. As the SDK's layers above pass an exception from the HTTP client through unchanged, a
  * blocking call throws an {@link dev.inference.retry.ExhaustedException} itself, and a stream signals it
- * in its future.
+ * in its future. A blocking exchange whose attempts have a timeout sends each with
+ * {@code executeAsync}, whose cancellation the SDK's OkHttp transport turns into {@code Call.cancel()}.
  */
 public final class RetryingHttpClient {
 
@@ -67,11 +68,24 @@ public final class RetryingHttpClient {
         Object options = args[1];
         return switch (method.getName()) {
             case "execute" -> Optional.of(exchanges.execute(request,
-                    (attempt) -> (R) ForwardingProxy.invoke(transport, method, new Object[] { attempt, options })));
+                    (attempt) -> (R) ForwardingProxy.invoke(transport, method, new Object[] { attempt, options }),
+                    (attempt) -> (CompletableFuture<R>) ForwardingProxy.invoke(transport,
+                            asyncTwin(method), new Object[] { attempt, options })));
             case "executeAsync" -> Optional.of(exchanges.executeAsync(request,
                     (attempt) -> (CompletableFuture<R>) ForwardingProxy.invoke(transport, method,
                             new Object[] { attempt, options })));
             default -> Optional.empty();
         };
+    }
+
+    /** The {@code executeAsync} of the same client interface, taking what {@code execute} takes. */
+    private static Method asyncTwin(Method execute) {
+        try {
+            return execute.getDeclaringClass().getMethod("executeAsync", execute.getParameterTypes());
+        }
+        catch (NoSuchMethodException ex) {
+            throw new IllegalStateException(execute.getDeclaringClass().getName()
+                    + " has no executeAsync to time an attempt with", ex);
+        }
     }
 }

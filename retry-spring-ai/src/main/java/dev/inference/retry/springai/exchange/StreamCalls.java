@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.client.CallContext;
+import dev.inference.retry.FallbackScope;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -61,7 +62,9 @@ public final class StreamCalls {
      * @throws RuntimeException what {@code start} threw, the call forgotten
      */
     public <T> Started<T> start(Function<String, T> start, Function<T, CompletionStage<?>> ended) {
-        CallContext context = CallContext.cancellable();
+        // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
+        CallContext context = FallbackScope.isActive() ? CallContext.cancellable().withFallback()
+                : CallContext.cancellable();
         String id = register(context);
         T started;
         try {

@@ -4,6 +4,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RetryAfter;
+import dev.inference.failure.ShouldRetryHeader;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -36,11 +37,12 @@ public final class TypedFailures {
      * @param status the response's status
      * @param header the response's first value of a header, or {@code null} when it has none
      * @param clock the clock that says what "now" is for a {@code Retry-After} date
-     * @return the status failure with the wait the provider asked for (see {@link RetryAfter#fromHeaders})
+     * @return the status failure with the wait the provider asked for (see {@link RetryAfter#fromHeaders}),
+     *     permanent when the provider refused a retry ({@link ShouldRetryHeader#refusesRetry})
      */
     public static HttpStatusException status(int status, Function<String, @Nullable String> header, Clock clock) {
         return new HttpStatusException(status, "The provider answered HTTP " + status,
-                RetryAfter.fromHeaders(header, clock).orElse(null));
+                RetryAfter.fromHeaders(header, clock).orElse(null), null, ShouldRetryHeader.refusesRetry(header));
     }
 
     /**

@@ -56,11 +56,17 @@ final class GoogleFailures {
      * @param code the HTTP code, or the error's own {@code code} for an error sent in a stream
      * @param error the error, as its body says it
      * @param retryAfterHeader the wait the response's headers ask for, which comes before the body's
+     * @param retryRefused whether the response's headers refuse a retry
+     *     ({@link dev.inference.failure.ShouldRetryHeader#refusesRetry}), which makes it permanent
      * @return the status failure, retryable as the error's status (or else its code) says
      */
-    static HttpStatusException typed(int code, Error error, Optional<Duration> retryAfterHeader) {
+    static HttpStatusException typed(int code, Error error, Optional<Duration> retryAfterHeader,
+            boolean retryRefused) {
         Duration retryAfter = retryAfterHeader.or(error::retryDelay).orElse(null);
         String message = "Google answered " + code + ((error.status() != null) ? " " + error.status() : "");
+        if (retryRefused) {
+            return new HttpStatusException(code, message, retryAfter, null, true);
+        }
         HttpStatusException byCode = new HttpStatusException(code, message, retryAfter);
         String status = error.status();
         if (status == null) {
@@ -142,7 +148,7 @@ final class GoogleFailures {
             // Outside a stream, the SDK's status is the response's reason phrase, not a google.rpc.Code name.
             String status = (api.status() != null && CODE_NAME.matcher(api.status()).matches()) ? api.status() : null;
             Optional<Duration> retryDelay = retryDelayIn(api.getMessage());
-            HttpStatusException typed = typed(api.code(), new Error(null, status, retryDelay), Optional.empty());
+            HttpStatusException typed = typed(api.code(), new Error(null, status, retryDelay), Optional.empty(), false);
             typed.initCause(failure);
             return Optional.of(typed);
         }

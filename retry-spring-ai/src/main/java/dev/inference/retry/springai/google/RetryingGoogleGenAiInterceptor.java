@@ -6,6 +6,7 @@ import com.google.genai.types.HttpRetryOptions;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RetryAfter;
+import dev.inference.failure.ShouldRetryHeader;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
@@ -135,7 +136,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
     private InterceptedAttempt<Response> statusAttempt(Response response) throws IOException {
         GoogleFailures.Error error = GoogleFailures.Error.parse(response.peekBody(ERROR_BODY_LIMIT).bytes());
         HttpStatusException typed = GoogleFailures.typed(response.code(), error,
-                RetryAfter.fromHeaders(response::header, this.clock));
+                RetryAfter.fromHeaders(response::header, this.clock), ShouldRetryHeader.refusesRetry(response::header));
         if (!Classification.isRetryable(typed)) {
             return InterceptedAttempt.handOver(response, typed);
         }
@@ -156,7 +157,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
         }
         GoogleFailures.Error error = GoogleFailures.Error.of(event);
         int code = (error.code() != null) ? error.code() : ProviderErrorTypes.status(error.status()).orElse(400);
-        HttpStatusException typed = GoogleFailures.typed(code, error, Optional.empty());
+        HttpStatusException typed = GoogleFailures.typed(code, error, Optional.empty(), false);
         if (!Classification.isRetryable(typed)) {
             return InterceptedAttempt.handOver(whole, typed);
         }

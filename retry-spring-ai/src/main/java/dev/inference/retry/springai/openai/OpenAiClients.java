@@ -9,6 +9,7 @@ import com.openai.core.http.HttpClient;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.internal.ForwardingProxy;
+import dev.inference.retry.springai.exchange.CancelOnEarlyClose;
 import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
@@ -132,7 +133,9 @@ final class OpenAiClients {
                 || !springAi.getOkHttpClient().retryOnConnectionFailure()) {
             return transport;
         }
-        OkHttpClient once = springAi.getOkHttpClient().newBuilder().retryOnConnectionFailure(false).build();
+        OkHttpClient once = springAi.getOkHttpClient().newBuilder().retryOnConnectionFailure(false)
+            .addInterceptor(CancelOnEarlyClose.INSTANCE)
+            .build();
         boolean ownsDispatcher = OpenAiInternals.OWNS_DISPATCHER.read(springAi, beanName);
         HttpClient copy = OpenAiInternals.SPRING_AI_TRANSPORT.newInstance(beanName, once, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.

@@ -9,6 +9,7 @@ import com.openai.core.ObjectMappers;
 import com.openai.core.http.Headers;
 import com.openai.core.http.HttpResponse;
 import com.openai.errors.InternalServerException;
+import com.openai.errors.OpenAIInvalidDataException;
 import com.openai.errors.OpenAIIoException;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.errors.RateLimitException;
@@ -27,6 +28,7 @@ import dev.inference.retry.springai.proxy.HttpClientFailureTranslator;
 import java.io.InputStream;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,8 +62,21 @@ final class OpenAiFailures extends StainlessFailures<HttpResponse, OpenAIIoExcep
     static ChatModelFailureTranslator translator(Clock clock) {
         return HttpClientFailureTranslator.of("OpenAI SDK", OpenAIServiceException.class, OpenAIServiceException::statusCode,
                 (failure, name) -> TypedFailures.first(failure.headers().values(name)), OpenAIIoException.class, clock,
-                (failure) -> ProviderErrorTypes.quotaExceeded(failure.statusCode(), failure.type().orElse(null),
-                        failure.code().orElse(null), failure.getMessage()));
+                (failure) -> ProviderErrorTypes.quotaExceeded(failure.statusCode(), errorField(failure::type),
+                        errorField(failure::code), failure.getMessage()));
+    }
+
+    /**
+     * Reads a field of an error body, which the SDK refuses to read (it throws) when the body lacks a
+     * field it requires, such as an error without a {@code type}: such a body has no quota to tell of.
+     */
+    private static @Nullable String errorField(Supplier<Optional<String>> field) {
+        try {
+            return field.get().orElse(null);
+        }
+        catch (OpenAIInvalidDataException incomplete) {
+            return null;
+        }
     }
 
     @Override

@@ -19,7 +19,7 @@ import org.springframework.util.ClassUtils;
  * The {@link ChatModelFailureTranslator}s a retried chat model consults, in order: the application's,
  * then the built-in ones whose libraries are on the class path. Immutable and thread-safe.
  */
-final class ChatModelFailureTranslators {
+public final class ChatModelFailureTranslators {
 
     private static final Log logger = LogFactory.getLog(ChatModelFailureTranslators.class);
 
@@ -37,7 +37,7 @@ final class ChatModelFailureTranslators {
      * @param classLoader the class loader in which to look for the built-in translators' libraries
      * @return the application's translators followed by the built-in ones
      */
-    static ChatModelFailureTranslators of(List<ChatModelFailureTranslator> application,
+    public static ChatModelFailureTranslators of(List<ChatModelFailureTranslator> application,
             List<SpringAiProvider> providers, @Nullable ClassLoader classLoader) {
         List<ChatModelFailureTranslator> all = new ArrayList<>(application);
         all.addAll(builtIn(providers, classLoader, Clock.systemUTC()));
@@ -85,7 +85,7 @@ final class ChatModelFailureTranslators {
      * @param thrown what a call threw
      * @return the typed failure a translator gave, or {@code thrown} itself when none knew it
      */
-    RuntimeException typedFailureOf(RuntimeException thrown) {
+    public RuntimeException typedFailureOf(RuntimeException thrown) {
         if (Classification.of(thrown).kind() != Classification.Kind.UNTYPED) {
             return thrown;
         }

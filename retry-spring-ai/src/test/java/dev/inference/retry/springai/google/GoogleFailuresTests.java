@@ -39,7 +39,7 @@ class GoogleFailuresTests {
                 "500, PERMISSION_DENIED, false, 403", "400, UNAVAILABLE, true, 503" })
         void decidesByTheStatusBeforeTheCode(int code, String status, boolean retried, int typedStatus) {
             HttpStatusException typed = GoogleFailures.typed(code,
-                    new GoogleFailures.Error(code, status, Optional.empty()), Optional.empty());
+                    new GoogleFailures.Error(code, status, Optional.empty()), Optional.empty(), false);
 
             assertThat(Classification.isRetryable(typed)).isEqualTo(retried);
             assertThat(typed.status()).isEqualTo(typedStatus);
@@ -48,7 +48,7 @@ class GoogleFailuresTests {
         @ParameterizedTest(name = "{0}: retried {1}")
         @CsvSource({ "429, true", "502, true", "503, true", "408, true", "400, false", "401, false" })
         void decidesByTheCodeWithoutAStatus(int code, boolean retried) {
-            HttpStatusException typed = GoogleFailures.typed(code, GoogleFailures.Error.NONE, Optional.empty());
+            HttpStatusException typed = GoogleFailures.typed(code, GoogleFailures.Error.NONE, Optional.empty(), false);
 
             assertThat(Classification.isRetryable(typed)).isEqualTo(retried);
             assertThat(typed.status()).isEqualTo(code);
@@ -58,7 +58,7 @@ class GoogleFailuresTests {
         void takesTheRetryInfoDelayAsTheRetryAfter() {
             HttpStatusException typed = GoogleFailures.typed(429,
                     GoogleFailures.Error.parse(bytes(GoogleWire.errorBody(429, "RESOURCE_EXHAUSTED", "Slow", "36s"))),
-                    Optional.empty());
+                    Optional.empty(), false);
 
             assertThat(typed.retryAfter()).contains(Duration.ofSeconds(36));
         }
@@ -67,9 +67,19 @@ class GoogleFailuresTests {
         void takesTheRetryAfterHeaderBeforeTheRetryInfo() {
             HttpStatusException typed = GoogleFailures.typed(429,
                     GoogleFailures.Error.parse(bytes(GoogleWire.errorBody(429, "RESOURCE_EXHAUSTED", "Slow", "36s"))),
-                    Optional.of(Duration.ofSeconds(2)));
+                    Optional.of(Duration.ofSeconds(2)), false);
 
             assertThat(typed.retryAfter()).contains(Duration.ofSeconds(2));
+        }
+
+        @ParameterizedTest(name = "{0} {1}")
+        @CsvSource({ "503, UNAVAILABLE", "429, RESOURCE_EXHAUSTED", "500," })
+        void makesAFailureWhoseHeadersRefuseARetryPermanentWhateverItsStatus(int code, String status) {
+            HttpStatusException typed = GoogleFailures.typed(code,
+                    new GoogleFailures.Error(code, status, Optional.empty()), Optional.empty(), true);
+
+            assertThat(Classification.isRetryable(typed)).isFalse();
+            assertThat(typed.status()).isEqualTo(code);
         }
     }
 

@@ -12,6 +12,7 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.ShouldRetryHeader;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
@@ -112,6 +113,33 @@ class GoogleGenAiChatModelRetryTests {
                     })
                     .hasNoCause();
                 assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void makesOneRequestWhenTheProviderSaysAFailureMustNotBeRetried() {
+            provider.always(GoogleWire.error(503, "UNAVAILABLE", "The model is overloaded")
+                .withHeader(ShouldRetryHeader.NAME, "false"));
+            run((context) -> {
+                ChatModel model = model(context);
+
+                assertThatThrownBy(() -> model.call("Hi")).isNotInstanceOf(ExhaustedException.class)
+                    .cause()
+                    .isInstanceOf(ServerException.class);
+                assertThat(provider.requests()).isEqualTo(1);
+            });
+        }
+
+        @Test
+        void retriesAsTheStatusSaysWhenTheProviderSaysAFailureMayBeRetried() {
+            provider.always(GoogleWire.error(503, "UNAVAILABLE", "The model is overloaded")
+                .withHeader(ShouldRetryHeader.NAME, "true"));
+            run((context) -> {
+                ChatModel model = model(context);
+
+                assertThatThrownBy(() -> model.call("Hi")).isInstanceOfSatisfying(ExhaustedException.class,
+                        (ex) -> assertThat(ex.attempts()).isEqualTo(3));
+                assertThat(provider.requests()).isEqualTo(3);
             });
         }
 

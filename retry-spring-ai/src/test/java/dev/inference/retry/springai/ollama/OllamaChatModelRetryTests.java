@@ -15,6 +15,8 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
+import dev.inference.retry.Timeouts;
+import dev.inference.retry.autoconfigure.RetryTags;
 import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ChatModelRetryContract;
 import dev.inference.retry.springai.CutStreamServer;
@@ -24,6 +26,7 @@ import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.SpringAiStarters;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -117,6 +120,30 @@ class OllamaChatModelRetryTests extends ChatModelRetryContract {
     @Override
     protected String thrownMessage(int status, String errorBody) {
         return "HTTP " + status + " - " + errorBody;
+    }
+
+    /** {@code first-token-timeout} on the stream's {@code WebClient} exchange. */
+    @Nested
+    class FirstTokenTimeout {
+
+        private static final Duration TIMEOUT = Duration.ofMillis(1_500);
+
+        @Test
+        void abandonsAStreamWhoseFirstLineIsLateAndRetriesIt() {
+            provider().script(OllamaWire.stream("Hel", "lo").withFixedDelay(10_000), OllamaWire.stream("Hel", "lo"));
+            runWith((retrier) -> retrier.timeouts(Timeouts.none().withFirstToken(TIMEOUT)), (context) -> {
+                long start = System.nanoTime();
+
+                List<String> chunks = streaming(context).stream("Hi").collectList().block(Duration.ofSeconds(20));
+
+                assertThat(String.join("", Objects.requireNonNull(chunks))).isEqualTo("Hello");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
+                    .isLessThan(Duration.ofSeconds(10));
+                assertThat(events().finished()).extracting((finished) -> RetryTags.error(finished.event()))
+                    .containsExactly("attempt_timeout", RetryTags.NO_ERROR);
+                assertThat(provider().requests()).isEqualTo(2);
+            });
+        }
     }
 
     /** Ollama's own in a call: its {@code RestClient}'s connection failures, Spring AI's retries kept to one. */

@@ -1,0 +1,213 @@
+package dev.inference.retry.springai.exchange;
+
+import dev.inference.failure.StreamStalledException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The rest of an established server-sent event stream, watched for stalls ({@code stream-idle-timeout},
+ * SPEC §11): once no event but keep-alives (a {@code ping} event, an SSE comment) has arrived for
+ * longer than the timeout, the stream is ended, its response closed from the {@link RetryTimer}'s
+ * thread (which cancels the OkHttp call, see {@link CancelOnEarlyClose}), and every read then throws
+ * {@link StreamStalledException}, which is never retried.
+ *
+ * <p>Events are recognised by their lines as {@link FirstSseEvent} recognises them, with only what the
+ * watch needs kept: whether the event has data and whether it is named {@code ping}. One timer task per
+ * stream at a time: an event only records when it came, and the task, when it runs, waits again for
+ * what is left of the timeout. Read by one thread at a time, as any stream.
+ */
+final class IdleWatchedStream extends FilterInputStream {
+
+    private static final byte[] PING = "event: ping".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private final Duration timeout;
+
+    private final long timeoutNanos;
+
+    private final RetryTimer timer;
+
+    private final Runnable closeResponse;
+
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    private volatile long lastEventNanos;
+
+    private volatile boolean stalled;
+
+    private volatile RetryTimer.@Nullable Scheduled check;
+
+    /** The first bytes of the line being read, enough to recognise {@code event: ping}. */
+    private final byte[] line = new byte[PING.length + 1];
+
+    private int lineLength;
+
+    private boolean eventHasData;
+
+    private boolean eventIsPing;
+
+    private boolean afterCarriageReturn;
+
+    private IdleWatchedStream(InputStream rest, Duration timeout, RetryTimer timer, Runnable closeResponse) {
+        super(rest);
+        this.timeout = timeout;
+        this.timeoutNanos = timeout.toNanos();
+        this.timer = timer;
+        this.closeResponse = closeResponse;
+    }
+
+    /**
+     * Starts watching a stream whose content has just begun.
+     *
+     * @param rest what is left of the stream
+     * @param timeout the longest silence allowed between two events that are not keep-alives
+     * @param timer where the watch runs
+     * @param closeResponse closes the stream's response, so that a blocked read ends
+     * @return the watched stream
+     */
+    static IdleWatchedStream watch(InputStream rest, Duration timeout, RetryTimer timer, Runnable closeResponse) {
+        IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, timer, closeResponse);
+        watched.lastEventNanos = System.nanoTime();
+        watched.scheduleCheck(watched.timeoutNanos);
+        return watched;
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return (n < 0) ? -1 : (one[0] & 0xff);
+    }
+
+    @Override
+    public int read(byte[] buffer, int offset, int length) throws IOException {
+        throwIfStalled();
+        int n;
+        try {
+            n = super.read(buffer, offset, length);
+        }
+        catch (IOException | RuntimeException ex) {
+            throwIfStalled();
+            throw ex;
+        }
+        if (n < 0) {
+            end();
+            return n;
+        }
+        scan(buffer, offset, n);
+        return n;
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+        byte[] skipped = new byte[(int) Math.min(8192, Math.max(0, n))];
+        int read = read(skipped, 0, skipped.length);
+        return Math.max(0, read);
+    }
+
+    @Override
+    public void close() throws IOException {
+        end();
+        super.close();
+    }
+
+    private void throwIfStalled() {
+        if (this.stalled) {
+            throw new StreamStalledException("The stream sent nothing but keep-alives for longer than its "
+                    + "stream-idle-timeout of " + this.timeout, this.timeout);
+        }
+    }
+
+    private void scan(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            byte current = bytes[i];
+            if (current == '\n' && this.afterCarriageReturn) {
+                this.afterCarriageReturn = false;
+                continue;
+            }
+            this.afterCarriageReturn = current == '\r';
+            if (current == '\n' || current == '\r') {
+                lineEnded();
+            }
+            else if (this.lineLength < this.line.length) {
+                this.line[this.lineLength++] = current;
+            }
+            else {
+                this.lineLength = this.line.length;
+            }
+        }
+    }
+
+    private void lineEnded() {
+        if (this.lineLength == 0) {
+            if (this.eventHasData && !this.eventIsPing) {
+                this.lastEventNanos = System.nanoTime();
+            }
+            this.eventHasData = false;
+            this.eventIsPing = false;
+            return;
+        }
+        if (startsWith("data")) {
+            this.eventHasData = true;
+        }
+        else if (this.lineLength == PING.length && startsWith("event: ping")) {
+            this.eventIsPing = true;
+        }
+        this.lineLength = 0;
+    }
+
+    private boolean startsWith(String field) {
+        if (this.lineLength < field.length()) {
+            return false;
+        }
+        for (int i = 0; i < field.length(); i++) {
+            if (this.line[i] != field.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void scheduleCheck(long delayNanos) {
+        this.check = this.timer.schedule(Duration.ofNanos(delayNanos), new RetryTimer.Timeout() {
+
+            @Override
+            public void fire() {
+                check();
+            }
+
+            @Override
+            public void abandon() {
+                // The application is closing: the stream's own client ends it.
+            }
+        });
+    }
+
+    /** On the timer thread: ends a stream that stalled, or waits for what is left of the timeout. */
+    private void check() {
+        if (this.ended.get()) {
+            return;
+        }
+        long left = this.lastEventNanos + this.timeoutNanos - System.nanoTime();
+        if (left > 0) {
+            scheduleCheck(left);
+            return;
+        }
+        if (this.ended.compareAndSet(false, true)) {
+            this.stalled = true;
+            this.closeResponse.run();
+        }
+    }
+
+    private void end() {
+        if (this.ended.compareAndSet(false, true)) {
+            RetryTimer.Scheduled scheduled = this.check;
+            if (scheduled != null) {
+                scheduled.cancel();
+            }
+        }
+    }
+}
