@@ -28,10 +28,10 @@ import org.jspecify.annotations.Nullable;
  * by a step ends the call with it and is rethrown to the thread that ran the step.
  *
  * <p>Timeouts (SPEC §11): when the retrier has an attempt timeout (for {@link Operation#INVOKE}) or
- * a first-token timeout (for {@link Operation#STREAM}), each attempt's timeout runs on the
- * {@link WaitScheduler}; when it passes before the outcome is told, the loop fails the attempt with an
- * {@link AttemptTimeoutException} (retried with the backoff schedule) after running the abort actions
- * its owner registered with {@link Attempt#onTimeout}. The call's own context wins: with it done, the
+ * a first-token timeout (for {@link Operation#STREAM}) and the attempt's owner registers how to abort
+ * it with {@link Attempt#onTimeout}, the attempt's timeout runs on the {@link WaitScheduler}; when it
+ * passes before the outcome is told, the loop fails the attempt with an
+ * {@link AttemptTimeoutException} (retried with the backoff schedule) after running those actions. The call's own context wins: with it done, the
  * timeout does nothing. The idle timeout of an established stream is its owner's, not the loop's.
  *
  * <p>Trap: cancelling the returned future ends a wait in progress with no further attempt and ends the
@@ -166,6 +166,9 @@ public final class AsyncRetry {
 
         private final AtomicBoolean timedOut = new AtomicBoolean();
 
+        /** Whether the owner opted in to the loop's timeout by registering an abort action. */
+        private final AtomicBoolean armed = new AtomicBoolean();
+
         private volatile WaitScheduler.@Nullable Scheduled timer;
 
         Attempt(Call<T> call, int number, @Nullable Duration timeout) {
@@ -188,7 +191,9 @@ public final class AsyncRetry {
 
         /**
          * Registers what aborts the attempt when its {@linkplain #timeout() timeout} passes before its
-         * outcome was told: cancels its request, closes its connection, disposes its subscription. When
+         * outcome was told: cancels its request, closes its connection, disposes its subscription. The
+         * first registration starts the attempt's timeout on the loop's scheduler: an owner that times
+         * its attempts itself registers nothing, and the loop then never times them. When
          * the timeout passes (and the call's context is not done, whose cancellation or deadline always
          * wins), the loop takes the attempt as failed with an {@link AttemptTimeoutException}, runs
          * these actions in the order registered on the scheduler's thread, and decides the failure:
@@ -202,6 +207,9 @@ public final class AsyncRetry {
         public void onTimeout(Runnable abort) {
             Objects.requireNonNull(abort, "abort must not be null");
             this.aborts.add(abort);
+            if (this.armed.compareAndSet(false, true)) {
+                arm(this.call.retry.scheduler);
+            }
             // Timed out meanwhile: expire() may have run the actions before this one was added.
             if (this.timedOut.get() && this.aborts.remove(abort)) {
                 abort.run();
@@ -448,7 +456,6 @@ public final class AsyncRetry {
             }
             Attempt<T> attempt = new Attempt<>(this, this.execution.attempt(), this.timeout);
             this.current = attempt;
-            attempt.arm(this.retry.scheduler);
             try {
                 this.attempts.attempt(attempt);
             }

@@ -524,13 +524,19 @@ class AsyncRetryTests {
 
         private static final Duration TWO_SECONDS = Duration.ofSeconds(2);
 
+        /** An attempt whose owner opts in to the loop's timeout, and tells nothing. */
+        private AsyncRetryTests thenPendingTimed() {
+            return then((attempt) -> attempt.onTimeout(() -> {
+            }));
+        }
+
         private Retrier.Builder timed() {
             return retrier().timeouts(Timeouts.none().withAttempt(TWO_SECONDS));
         }
 
         @Test
         void failsAnAttemptNotToldInTimeAndRetriesItWithTheBackoffSchedule() {
-            thenPending().thenSucceed("hello");
+            thenPendingTimed().thenSucceed("hello");
 
             CompletableFuture<String> future = call(timed(), CallContext.background());
             scheduler.advance(TWO_SECONDS);
@@ -561,7 +567,7 @@ class AsyncRetryTests {
 
         @Test
         void ignoresWhatTheOwnerTellsOnceTheAttemptTimedOut() {
-            thenPending().thenPending();
+            thenPendingTimed().thenPending();
 
             CompletableFuture<String> future = call(timed(), CallContext.background());
             scheduler.advance(TWO_SECONDS);
@@ -575,7 +581,7 @@ class AsyncRetryTests {
 
         @Test
         void runsAnAbortActionRegisteredAfterTheTimeoutAtOnce() {
-            thenPending().thenPending();
+            thenPendingTimed().thenPending();
             List<String> aborted = new ArrayList<>();
 
             call(timed(), CallContext.background());
@@ -587,7 +593,11 @@ class AsyncRetryTests {
 
         @Test
         void withdrawsTheTimeoutOnceTheOutcomeIsTold() {
-            thenSucceed("hello");
+            then((attempt) -> {
+                attempt.onTimeout(() -> {
+                });
+                attempt.succeeded("hello");
+            });
 
             call(timed(), CallContext.background());
 
@@ -612,7 +622,7 @@ class AsyncRetryTests {
 
         @Test
         void appliesTheFirstTokenTimeoutToAStream() {
-            thenPending().thenSucceed("hello");
+            thenPendingTimed().thenSucceed("hello");
 
             CompletableFuture<String> future = AsyncRetry
                 .of(retrier().timeouts(Timeouts.none().withFirstToken(TWO_SECONDS)).build(), scheduler)
@@ -624,8 +634,19 @@ class AsyncRetryTests {
         }
 
         @Test
-        void isOffUnlessSet() {
+        void leavesAnAttemptWhoseOwnerRegisteredNoAbortUntimed() {
             thenPending();
+
+            CompletableFuture<String> future = call(timed(), CallContext.background());
+            scheduler.advance(Duration.ofHours(1));
+
+            assertThat(future).isNotDone();
+            assertThat(scheduler.pendingWaits()).isZero();
+        }
+
+        @Test
+        void isOffUnlessSet() {
+            thenPendingTimed();
 
             CompletableFuture<String> future = call();
             scheduler.advance(Duration.ofHours(1));
@@ -637,7 +658,7 @@ class AsyncRetryTests {
 
         @Test
         void withdrawsTheTimeoutWhenTheFutureIsCancelled() {
-            thenPending();
+            thenPendingTimed();
 
             call(timed(), CallContext.background()).cancel(false);
 
