@@ -264,6 +264,17 @@ public final class AttemptScope implements AutoCloseable {
         CallContext.Registration schedule(Duration delay, Runnable action);
 
         /**
+         * Returns the timer's clock, in nanoseconds from an arbitrary origin, to measure how long has
+         * passed between two readings (how long a stream stayed silent, say). Tests give a timer that
+         * reads virtual time.
+         *
+         * @return the current reading; by default {@link System#nanoTime()}
+         */
+        default long nanoTime() {
+            return System.nanoTime();
+        }
+
+        /**
          * Returns a timer that schedules on an executor, such as one single-threaded
          * {@link java.util.concurrent.ScheduledThreadPoolExecutor} shared by the application, with
          * {@code setRemoveOnCancelPolicy(true)} so that withdrawn tasks do not linger in its queue.

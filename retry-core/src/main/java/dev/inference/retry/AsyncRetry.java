@@ -1,13 +1,16 @@
 package dev.inference.retry;
 
 import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +26,13 @@ import org.jspecify.annotations.Nullable;
  * wait ends (or on the thread that cancelled the context or fired the shutdown signal). The steps of a
  * call never overlap, so the listeners hear its events one at a time, in order. An {@link Error} thrown
  * by a step ends the call with it and is rethrown to the thread that ran the step.
+ *
+ * <p>Timeouts (SPEC §11): when the retrier has an attempt timeout (for {@link Operation#INVOKE}) or
+ * a first-token timeout (for {@link Operation#STREAM}) and the attempt's owner registers how to abort
+ * it with {@link Attempt#onTimeout}, the attempt's timeout runs on the {@link WaitScheduler}; when it
+ * passes before the outcome is told, the loop fails the attempt with an
+ * {@link AttemptTimeoutException} (retried with the backoff schedule) after running those actions. The call's own context wins: with it done, the
+ * timeout does nothing. The idle timeout of an established stream is its owner's, not the loop's.
  *
  * <p>Trap: cancelling the returned future ends a wait in progress with no further attempt and ends the
  * observation of the attempt in flight, but does not reach that attempt: its caller stops it (through
@@ -89,8 +99,15 @@ public final class AsyncRetry {
             result.completeExceptionally(done.get());
             return result;
         }
-        new Call<>(this, this.retrier.start(operation, context), context, attempts, result).begin();
+        new Call<>(this, this.retrier.start(operation, context), context, attempts, result,
+                timeoutOf(operation)).begin();
         return result;
+    }
+
+    /** The timeout of each attempt of an operation: an invoke's attempt timeout, a stream's first-token timeout. */
+    private @Nullable Duration timeoutOf(Operation operation) {
+        Timeouts timeouts = this.retrier.timeouts();
+        return ((operation == Operation.INVOKE) ? timeouts.attempt() : timeouts.firstToken()).orElse(null);
     }
 
     @Override
@@ -141,9 +158,127 @@ public final class AsyncRetry {
 
         private final AtomicBoolean told = new AtomicBoolean();
 
-        Attempt(Call<T> call, int number) {
+        /** The attempt's timeout, or {@code null} when none applies. */
+        private final @Nullable Duration timeout;
+
+        /** What its owner registered to abort the attempt when its timeout passes. */
+        private final List<Runnable> aborts = new CopyOnWriteArrayList<>();
+
+        private final AtomicBoolean timedOut = new AtomicBoolean();
+
+        /** Whether the owner opted in to the loop's timeout by registering an abort action. */
+        private final AtomicBoolean armed = new AtomicBoolean();
+
+        private volatile WaitScheduler.@Nullable Scheduled timer;
+
+        Attempt(Call<T> call, int number, @Nullable Duration timeout) {
             this.call = call;
             this.number = number;
+            this.timeout = timeout;
+        }
+
+        /**
+         * Returns the timeout of this attempt: the retrier's {@linkplain Timeouts#attempt() attempt
+         * timeout} for an {@link Operation#INVOKE}, its {@linkplain Timeouts#firstToken() first-token
+         * timeout} for an {@link Operation#STREAM} (whose owner tells {@link #succeeded} once the stream
+         * is established, which stops it).
+         *
+         * @return the timeout, empty when none is set
+         */
+        public Optional<Duration> timeout() {
+            return Optional.ofNullable(this.timeout);
+        }
+
+        /**
+         * Registers what aborts the attempt when its {@linkplain #timeout() timeout} passes before its
+         * outcome was told: cancels its request, closes its connection, disposes its subscription. The
+         * first registration starts the attempt's timeout on the loop's scheduler: an owner that times
+         * its attempts itself registers nothing, and the loop then never times them. When
+         * the timeout passes (and the call's context is not done, whose cancellation or deadline always
+         * wins), the loop takes the attempt as failed with an {@link AttemptTimeoutException}, runs
+         * these actions in the order registered on the scheduler's thread, and decides the failure:
+         * what the owner tells afterwards is ignored, or released if a result. Registered after the
+         * timeout passed, an action runs at once on this thread; with no timeout it never runs.
+         *
+         * @param abort quick and non-blocking; what it throws is added to the timeout's failure as
+         *     suppressed
+         * @throws NullPointerException if {@code abort} is {@code null}
+         */
+        public void onTimeout(Runnable abort) {
+            Objects.requireNonNull(abort, "abort must not be null");
+            this.aborts.add(abort);
+            if (this.armed.compareAndSet(false, true)) {
+                arm(this.call.retry.scheduler);
+            }
+            // Timed out meanwhile: expire() may have run the actions before this one was added.
+            if (this.timedOut.get() && this.aborts.remove(abort)) {
+                abort.run();
+            }
+        }
+
+        /**
+         * Tells whether the attempt's timeout passed before its outcome was told, so that the loop
+         * failed it with an {@link AttemptTimeoutException}.
+         *
+         * @return {@code true} once the attempt timed out
+         */
+        public boolean timedOut() {
+            return this.timedOut.get();
+        }
+
+        /** Starts the attempt's timeout on the call's scheduler; a scheduler that refuses leaves it untimed. */
+        void arm(WaitScheduler scheduler) {
+            Duration limit = this.timeout;
+            if (limit == null) {
+                return;
+            }
+            try {
+                this.timer = scheduler.schedule(limit, new WaitScheduler.Wait() {
+
+                    @Override
+                    public void elapsed() {
+                        expire(limit);
+                    }
+
+                    @Override
+                    public void abandoned() {
+                        // The scheduler stopped: the waits of the call end it with a ShutdownException.
+                    }
+                });
+            }
+            catch (RejectedExecutionException refused) {
+                return;
+            }
+            if (this.told.get()) {
+                disarm();
+            }
+        }
+
+        void disarm() {
+            WaitScheduler.Scheduled scheduled = this.timer;
+            if (scheduled != null) {
+                scheduled.cancel();
+            }
+        }
+
+        private void expire(Duration limit) {
+            if (this.call.context.isDone() || !this.told.compareAndSet(false, true)) {
+                return;
+            }
+            this.timedOut.set(true);
+            AttemptTimeoutException failure = new AttemptTimeoutException(
+                    "The attempt ran past its timeout of " + limit + " and was abandoned", limit);
+            for (Runnable abort : this.aborts) {
+                if (this.aborts.remove(abort)) {
+                    try {
+                        abort.run();
+                    }
+                    catch (RuntimeException ex) {
+                        failure.addSuppressed(ex);
+                    }
+                }
+            }
+            this.call.run(() -> this.call.failed(failure));
         }
 
         /**
@@ -198,6 +333,7 @@ public final class AsyncRetry {
         public void failed(Throwable thrown) {
             Objects.requireNonNull(thrown, "thrown must not be null");
             if (this.told.compareAndSet(false, true)) {
+                disarm();
                 this.call.run(() -> this.call.failed(thrown));
             }
         }
@@ -213,12 +349,14 @@ public final class AsyncRetry {
         public void abandoned(Throwable cause) {
             Objects.requireNonNull(cause, "cause must not be null");
             if (this.told.compareAndSet(false, true)) {
+                disarm();
                 this.call.end(cause);
             }
         }
 
         private boolean take(T result) {
             if (this.told.compareAndSet(false, true)) {
+                disarm();
                 return true;
             }
             this.call.attempts.release(result,
@@ -252,13 +390,20 @@ public final class AsyncRetry {
         /** The latest wait, so that a cancellation of the future can end it. */
         private volatile @Nullable Pause pause;
 
+        /** Each attempt's timeout, or {@code null}. */
+        private final @Nullable Duration timeout;
+
+        /** The latest attempt, so that a cancellation of the future can withdraw its timeout. */
+        private volatile @Nullable Attempt<T> current;
+
         Call(AsyncRetry retry, RetryExecution execution, CallContext context, Attempts<T> attempts,
-                CompletableFuture<T> result) {
+                CompletableFuture<T> result, @Nullable Duration timeout) {
             this.retry = retry;
             this.execution = execution;
             this.context = context;
             this.attempts = attempts;
             this.result = result;
+            this.timeout = timeout;
         }
 
         // The callback is registered for its effect and throws nothing: its future is not needed.
@@ -309,7 +454,8 @@ public final class AsyncRetry {
             if (this.result.isDone()) {
                 return;
             }
-            Attempt<T> attempt = new Attempt<>(this, this.execution.attempt());
+            Attempt<T> attempt = new Attempt<>(this, this.execution.attempt(), this.timeout);
+            this.current = attempt;
             try {
                 this.attempts.attempt(attempt);
             }
@@ -372,6 +518,10 @@ public final class AsyncRetry {
             Pause wait = this.pause;
             if (wait != null) {
                 wait.dismiss();
+            }
+            Attempt<T> attempt = this.current;
+            if (attempt != null) {
+                attempt.disarm();
             }
             this.execution.abandoned(new CancellationException("The call's future was cancelled"));
         }

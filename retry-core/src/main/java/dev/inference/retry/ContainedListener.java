@@ -85,6 +85,19 @@ final class ContainedListener implements RetryListener {
         }
     }
 
+    @Override
+    public void streamStalled(StreamStalledEvent event) {
+        for (RetryListener listener : this.listeners) {
+            try {
+                listener.streamStalled(event);
+            }
+            catch (RuntimeException ex) {
+                logger.log(Level.WARNING, () -> "RetryListener " + listener + " threw from streamStalled for client '"
+                        + event.client() + "'; the stream ends all the same", ex);
+            }
+        }
+    }
+
     /** Tells one listener that an attempt finished, containing and logging its runtime exception. */
     static void attemptFinished(RetryListener listener, AttemptEvent event) {
         try {

@@ -1,5 +1,6 @@
 package dev.inference.retry;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,8 @@ public final class Retrier {
 
     private final Timeouts timeouts;
 
+    private final AttemptScope.Timer timer;
+
     /** The events of a first attempt that succeeded, one per operation: the same for every call. */
     private final AttemptEvent firstInvokeSucceeded;
 
@@ -87,6 +90,7 @@ public final class Retrier {
         this.releaseSpread = builder.releaseSpread;
         this.random = builder.random;
         this.timeouts = builder.timeouts;
+        this.timer = (builder.timer != null) ? builder.timer : SharedTimer.TIMER;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
     }
@@ -271,6 +275,33 @@ public final class Retrier {
         return this.timeouts;
     }
 
+    /**
+     * Returns the timer that times the attempts and watches the streams of this retrier's blocking
+     * calls ({@link RetryClient}), and that an integration timing its own exchanges may use.
+     *
+     * @return the timer set on the builder, or by default one daemon thread shared by the JVM
+     */
+    public AttemptScope.Timer timer() {
+        return this.timer;
+    }
+
+    /**
+     * Tells the listeners that a stream of this retrier stalled past {@code stream-idle-timeout} and
+     * was ended (a {@link StreamStalledEvent}). For an integration that watches its own streams, as
+     * {@link RetryClient} does for its inner client's. Any thread may call it.
+     *
+     * @param idleTimeout the idle timeout the stream ran past, positive
+     * @throws NullPointerException if {@code idleTimeout} is {@code null}
+     * @throws IllegalArgumentException if {@code idleTimeout} is not positive
+     * @throws Error whatever a listener threw as an {@link Error}; runtime exceptions are contained
+     */
+    public void streamStalled(Duration idleTimeout) {
+        StreamStalledEvent event = new StreamStalledEvent(this.name, idleTimeout);
+        if (this.listener != null) {
+            this.listener.streamStalled(event);
+        }
+    }
+
     void coolDown(Duration duration, CooldownReason reason) {
         if (this.cooldownStore != null && !duration.isNegative() && !duration.isZero()) {
             Duration capped = (duration.compareTo(Backoff.RETRY_AFTER_CAP) > 0) ? Backoff.RETRY_AFTER_CAP : duration;
@@ -369,6 +400,8 @@ public final class Retrier {
         private Duration releaseSpread = Duration.ZERO;
 
         private Timeouts timeouts = Timeouts.none();
+
+        private AttemptScope.@Nullable Timer timer;
 
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -514,6 +547,21 @@ public final class Retrier {
          */
         public Builder timeouts(Timeouts timeouts) {
             this.timeouts = Objects.requireNonNull(timeouts, "timeouts must not be null");
+            return this;
+        }
+
+        /**
+         * Sets the timer that times the attempts and watches the streams when {@link #timeouts} are
+         * set, such as one daemon {@link java.util.concurrent.ScheduledThreadPoolExecutor} an
+         * application shares and shuts down (see {@link AttemptScope.Timer#of}). By default one daemon
+         * thread shared by the JVM, started when first needed.
+         *
+         * @param timer the timer, whose actions must never run on a transport's own threads
+         * @return this builder
+         * @throws NullPointerException if {@code timer} is {@code null}
+         */
+        public Builder timer(AttemptScope.Timer timer) {
+            this.timer = Objects.requireNonNull(timer, "timer must not be null");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.inference.retry;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.InferenceClient;
@@ -13,13 +14,24 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link InferenceClient} that retries transient failures of another client, with the decisions of
  * its {@link Retrier} in the order {@link RetryExecution} gives, waiting with the retrier's
  * {@linkplain Retrier.Builder#sleeper sleeper} (through a {@link BlockingRetry}).
  *
- * <p>Every attempt gets the <em>same</em> request and context objects; a success is stamped with the
+ * <p>Every attempt gets the <em>same</em> request, and the caller's context unless a timeout applies
+ * ({@link Retrier#timeouts()}, SPEC §11): then each attempt gets a context of its own
+ * ({@link dev.inference.client.AttemptScope}), done when the caller's is or when the attempt's
+ * {@code attempt-timeout} (an invoke) or {@code first-token-timeout} (a stream, until {@code stream}
+ * returns its reader) passes; such an attempt fails with
+ * {@link dev.inference.failure.AttemptTimeoutException}, retried as a network failure, unless the
+ * caller's deadline or cancellation came first. With a {@code stream-idle-timeout}, a read of the
+ * established stream that waits past it ends the stream with
+ * {@link dev.inference.failure.StreamStalledException}, never retried, told to the listeners. Every
+ * event the inner reader returns counts as content: an inner client leaves keep-alives out of its
+ * events (the sample's does). A success is stamped with the
  * number of attempts made. A stream is retried only while it is being established: once the inner
  * client has returned a reader, failures surface from that reader and are final. The client never
  * changes the request, never refreshes credentials (the context's
@@ -188,6 +200,18 @@ public final class RetryClient implements InferenceClient {
             Optional<Duration> rateLimitedFor(InferenceResponse response) {
                 return response.rateLimitedFor();
             }
+
+            @Override
+            @Nullable AttemptScope startAttempt(CallContext caller, Timeouts timeouts, AttemptScope.Timer timer) {
+                Optional<Duration> timeout = timeouts.attempt();
+                return timeout.isPresent() ? caller.startAttempt(timeout.get(), timer) : null;
+            }
+
+            @Override
+            InferenceResponse established(InferenceResponse response, AttemptScope scope, Retrier retrier) {
+                scope.close();
+                return response;
+            }
         };
 
         static final Step<StreamReader> STREAM = new Step<>(Operation.STREAM) {
@@ -206,6 +230,31 @@ public final class RetryClient implements InferenceClient {
             @Override
             Optional<Duration> rateLimitedFor(StreamReader reader) {
                 return reader.rateLimitedFor();
+            }
+
+            @Override
+            @Nullable AttemptScope startAttempt(CallContext caller, Timeouts timeouts, AttemptScope.Timer timer) {
+                Optional<Duration> timeout = timeouts.firstToken();
+                if (timeout.isPresent()) {
+                    return caller.startAttempt(timeout.get(), timer);
+                }
+                return timeouts.streamIdle().isPresent() ? caller.startAttempt() : null;
+            }
+
+            @Override
+            StreamReader established(StreamReader reader, AttemptScope scope, Retrier retrier) {
+                // Established: the first-token timeout no longer applies; the idle timeout, if any, does.
+                scope.cancelTimeout();
+                try {
+                    return WatchedStreamReader.watch(reader, scope, retrier.timeouts().streamIdle().orElse(null),
+                            retrier);
+                }
+                catch (RuntimeException ex) {
+                    // The timer refused the watch (its executor shut down): the stream goes unread, so it is closed.
+                    scope.close();
+                    release(reader, ex);
+                    throw ex;
+                }
             }
 
             @Override
@@ -235,6 +284,15 @@ public final class RetryClient implements InferenceClient {
         /** Releases a result that will not reach the caller because {@code thrown} ends the call. */
         void release(T result, Throwable thrown) {
         }
+
+        /**
+         * Starts an attempt's scope when a timeout acts on this kind of attempt, or returns
+         * {@code null} when none does (the attempt then runs on the caller's context, as it always did).
+         */
+        abstract @Nullable AttemptScope startAttempt(CallContext caller, Timeouts timeouts, AttemptScope.Timer timer);
+
+        /** Hands over the result of an attempt that ran in {@code scope} in time; the scope is then the result's to close. */
+        abstract T established(T result, AttemptScope scope, Retrier retrier);
     }
 
     /** The attempts of one call of a kind, for the loop that retries them. */
@@ -254,7 +312,37 @@ public final class RetryClient implements InferenceClient {
 
         @Override
         public T attempt(int attempt) {
-            return this.step.attempt(RetryClient.this.inner, this.request, this.context);
+            Retrier retrier = RetryClient.this.retrier;
+            AttemptScope scope = this.step.startAttempt(this.context, retrier.timeouts(), retrier.timer());
+            if (scope == null) {
+                return this.step.attempt(RetryClient.this.inner, this.request, this.context);
+            }
+            T result;
+            try {
+                result = this.step.attempt(RetryClient.this.inner, this.request, scope.context());
+            }
+            catch (RuntimeException ex) {
+                scope.close();
+                RuntimeException failure = scope.failureFor(ex);
+                if (failure != ex && ex instanceof HalfOpenStreamException halfOpen) {
+                    // Typed as the timeout, the failure no longer carries the reader to the loop that closes it.
+                    Step.STREAM.release(halfOpen.reader(), failure);
+                }
+                throw failure;
+            }
+            catch (Error ex) {
+                scope.close();
+                throw ex;
+            }
+            if (scope.timedOut() && !this.context.isDone()) {
+                // Returned after its timeout: abandoned all the same, so nothing of it reaches the caller.
+                RuntimeException late = scope.failureFor(new CancellationException(
+                        "The attempt returned after its timeout; its result was released"));
+                scope.close();
+                this.step.release(result, late);
+                throw late;
+            }
+            return this.step.established(result, scope, retrier);
         }
 
         @Override

@@ -63,4 +63,14 @@ public interface RetryListener {
      */
     default void cooldownSet(CooldownSetEvent event) {
     }
+
+    /**
+     * Called when a stream stayed silent past its {@code stream-idle-timeout} once established and was
+     * ended with a {@link dev.inference.failure.StreamStalledException}, on the thread of the timer
+     * that found it silent. Must be quick and must not block.
+     *
+     * @param event the stalled stream's client and timeout
+     */
+    default void streamStalled(StreamStalledEvent event) {
+    }
 }

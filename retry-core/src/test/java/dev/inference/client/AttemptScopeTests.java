@@ -427,14 +427,19 @@ class AttemptScopeTests {
             executor.setRemoveOnCancelPolicy(true);
             try {
                 AttemptScope.Timer real = AttemptScope.Timer.of(executor);
-                // The timeout fires on the executor only once the action is registered, however busy the machine.
+                // The executor's one thread is held until the abort action is registered, so that the
+                // timeout cannot pass before it and run it on this thread.
                 CountDownLatch registered = new CountDownLatch(1);
-                AttemptScope.Timer gated = (delay, action) -> real.schedule(delay, () -> {
-                    awaitQuietly(registered);
-                    action.run();
+                executor.execute(() -> {
+                    try {
+                        registered.await();
+                    }
+                    catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
                 });
                 CompletableFuture<Thread> abortedOn = new CompletableFuture<>();
-                AttemptScope timedOut = caller.startAttempt(Duration.ofMillis(1), gated);
+                AttemptScope timedOut = caller.startAttempt(Duration.ofMillis(1), real);
                 timedOut.context().onCancel(() -> abortedOn.complete(Thread.currentThread()));
                 registered.countDown();
                 AttemptScope closed = caller.startAttempt(Duration.ofHours(1), real);
@@ -450,15 +455,6 @@ class AttemptScopeTests {
             finally {
                 executor.shutdownNow();
             }
-        }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
@@ -515,6 +516,153 @@ class AsyncRetryTests {
 
             assertThat(failureOf(call())).isInstanceOf(ShutdownException.class);
             assertThat(attempts).hasSize(1);
+        }
+    }
+
+    @Nested
+    class AttemptTimeouts {
+
+        private static final Duration TWO_SECONDS = Duration.ofSeconds(2);
+
+        /** An attempt whose owner opts in to the loop's timeout, and tells nothing. */
+        private AsyncRetryTests thenPendingTimed() {
+            return then((attempt) -> attempt.onTimeout(() -> {
+            }));
+        }
+
+        private Retrier.Builder timed() {
+            return retrier().timeouts(Timeouts.none().withAttempt(TWO_SECONDS));
+        }
+
+        @Test
+        void failsAnAttemptNotToldInTimeAndRetriesItWithTheBackoffSchedule() {
+            thenPendingTimed().thenSucceed("hello");
+
+            CompletableFuture<String> future = call(timed(), CallContext.background());
+            scheduler.advance(TWO_SECONDS);
+            assertThat(attempts).hasSize(1);
+            scheduler.advance(Duration.ofMillis(100));
+
+            assertThat(future).isCompletedWithValue("hello");
+            assertThat(attempt(1).timedOut()).isTrue();
+            Finished first = (Finished) listener.calls().get(0);
+            assertThat(first.event().failure()).isInstanceOf(AttemptTimeoutException.class);
+            assertThat(first.event().retryable()).isTrue();
+            assertThat(listener.calls().get(1)).isEqualTo(new Scheduled(first.event(), Duration.ofMillis(100)));
+        }
+
+        @Test
+        void runsTheOwnersAbortActionsWhenTheTimeoutPasses() {
+            List<String> aborted = new ArrayList<>();
+            then((attempt) -> attempt.onTimeout(() -> aborted.add("request " + attempt.number())))
+                .thenSucceed("hello");
+
+            call(timed(), CallContext.background());
+            scheduler.advance(Duration.ofSeconds(1));
+            assertThat(aborted).isEmpty();
+            scheduler.advance(Duration.ofSeconds(1));
+
+            assertThat(aborted).containsExactly("request 1");
+        }
+
+        @Test
+        void ignoresWhatTheOwnerTellsOnceTheAttemptTimedOut() {
+            thenPendingTimed().thenPending();
+
+            CompletableFuture<String> future = call(timed(), CallContext.background());
+            scheduler.advance(TWO_SECONDS);
+            attempt(1).failed(new CancellationException("aborted by its owner"));
+            attempt(1).succeeded("late");
+
+            assertThat(future).isNotDone();
+            assertThat(released).containsExactly("late");
+            assertThat(listener.calls()).hasSize(2);
+        }
+
+        @Test
+        void runsAnAbortActionRegisteredAfterTheTimeoutAtOnce() {
+            thenPendingTimed().thenPending();
+            List<String> aborted = new ArrayList<>();
+
+            call(timed(), CallContext.background());
+            scheduler.advance(TWO_SECONDS);
+            attempt(1).onTimeout(() -> aborted.add("late"));
+
+            assertThat(aborted).containsExactly("late");
+        }
+
+        @Test
+        void withdrawsTheTimeoutOnceTheOutcomeIsTold() {
+            then((attempt) -> {
+                attempt.onTimeout(() -> {
+                });
+                attempt.succeeded("hello");
+            });
+
+            call(timed(), CallContext.background());
+
+            assertThat(scheduler.pendingWaits()).isZero();
+        }
+
+        @Test
+        void givesWayToTheCallersCancellation() {
+            CallContext context = CallContext.cancellable();
+            thenPending();
+            List<String> aborted = new ArrayList<>();
+
+            CompletableFuture<String> future = call(timed(), context);
+            attempt(1).onTimeout(() -> aborted.add("aborted"));
+            context.cancel();
+            scheduler.advance(TWO_SECONDS);
+
+            assertThat(attempt(1).timedOut()).isFalse();
+            assertThat(aborted).isEmpty();
+            assertThat(future).isNotDone();
+        }
+
+        @Test
+        void appliesTheFirstTokenTimeoutToAStream() {
+            thenPendingTimed().thenSucceed("hello");
+
+            CompletableFuture<String> future = AsyncRetry
+                .of(retrier().timeouts(Timeouts.none().withFirstToken(TWO_SECONDS)).build(), scheduler)
+                .call(Operation.STREAM, CallContext.background(), scripted());
+            assertThat(attempt(1).timeout()).contains(TWO_SECONDS);
+            scheduler.advance(TWO_SECONDS.plusMillis(100));
+
+            assertThat(future).isCompletedWithValue("hello");
+        }
+
+        @Test
+        void leavesAnAttemptWhoseOwnerRegisteredNoAbortUntimed() {
+            thenPending();
+
+            CompletableFuture<String> future = call(timed(), CallContext.background());
+            scheduler.advance(Duration.ofHours(1));
+
+            assertThat(future).isNotDone();
+            assertThat(scheduler.pendingWaits()).isZero();
+        }
+
+        @Test
+        void isOffUnlessSet() {
+            thenPendingTimed();
+
+            CompletableFuture<String> future = call();
+            scheduler.advance(Duration.ofHours(1));
+
+            assertThat(attempt(1).timeout()).isEmpty();
+            assertThat(future).isNotDone();
+            assertThat(scheduler.pendingWaits()).isZero();
+        }
+
+        @Test
+        void withdrawsTheTimeoutWhenTheFutureIsCancelled() {
+            thenPendingTimed();
+
+            call(timed(), CallContext.background()).cancel(false);
+
+            assertThat(scheduler.pendingWaits()).isZero();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.client.AttemptScope;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
@@ -32,12 +33,16 @@ public final class BeanRetriers {
 
     private final ObjectProvider<CooldownStore> cooldownStore;
 
+    private final AttemptScope.Timer timer;
+
     BeanRetriers(ObjectProvider<RetriedClients> clients, ObjectProvider<RetryListener> listeners,
-            ObjectProvider<RetrierCustomizer> customizers, ObjectProvider<CooldownStore> cooldownStore) {
+            ObjectProvider<RetrierCustomizer> customizers, ObjectProvider<CooldownStore> cooldownStore,
+            AttemptScope.Timer timer) {
         this.clients = clients;
         this.listeners = listeners;
         this.customizers = customizers;
         this.cooldownStore = cooldownStore;
+        this.timer = timer;
     }
 
     /**
@@ -64,7 +69,10 @@ public final class BeanRetriers {
 
     private Retrier build(BeanRetrySettings settings, RetriedClients clients) {
         String beanName = settings.beanName();
-        Retrier.Builder builder = Retrier.builder(settings.policy()).name(beanName);
+        Retrier.Builder builder = Retrier.builder(settings.policy())
+            .name(beanName)
+            .timeouts(settings.timeouts())
+            .timer(this.timer);
         this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
         clients.budgetFor(settings).ifPresent(builder::budget);
         this.cooldownStore.ifAvailable((store) -> builder.cooldown(store, settings.cooldownKey())

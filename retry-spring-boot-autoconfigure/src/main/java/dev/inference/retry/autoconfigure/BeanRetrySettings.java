@@ -4,9 +4,13 @@ import dev.inference.retry.Backoff;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
+import dev.inference.retry.Timeouts;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  *     for none
  */
 record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget, String cooldownKey,
-        boolean rateLimitHeaders, Duration cooldownReleaseSpread) {
+        boolean rateLimitHeaders, Duration cooldownReleaseSpread, Timeouts timeouts) {
 
     private static final String PREFIX = "inference.retry.";
 
@@ -42,6 +46,7 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
         Objects.requireNonNull(policy, "policy must not be null");
         Objects.requireNonNull(cooldownKey, "cooldownKey must not be null");
         Objects.requireNonNull(cooldownReleaseSpread, "cooldownReleaseSpread must not be null");
+        Objects.requireNonNull(timeouts, "timeouts must not be null");
     }
 
     /**
@@ -63,7 +68,34 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
         String cooldownKey = cooldownKey(beanName, clientPrefix, client, properties);
         Duration spread = releaseSpread(beanName, properties);
         boolean rateLimitHeaders = properties.getCooldown().isRateLimitHeaders();
-        return new BeanRetrySettings(beanName, policy, budget, cooldownKey, rateLimitHeaders, spread);
+        Timeouts timeouts = timeouts(beanName, clientPrefix, client, properties);
+        return new BeanRetrySettings(beanName, policy, budget, cooldownKey, rateLimitHeaders, spread, timeouts);
+    }
+
+    /** Merges the timeouts field by field, the bean's entry over the top level, each off unless set. */
+    private static Timeouts timeouts(String beanName, String clientPrefix,
+            InferenceRetryProperties.@Nullable Client client, InferenceRetryProperties properties) {
+        Map<Timeouts.Field, String> names = new EnumMap<>(Timeouts.Field.class);
+        Duration attempt = timeout(client, properties, RetryPolicyProperties::getAttemptTimeout, clientPrefix,
+                "attempt-timeout", Timeouts.Field.ATTEMPT, names);
+        Duration firstToken = timeout(client, properties, RetryPolicyProperties::getFirstTokenTimeout, clientPrefix,
+                "first-token-timeout", Timeouts.Field.FIRST_TOKEN, names);
+        Duration streamIdle = timeout(client, properties, RetryPolicyProperties::getStreamIdleTimeout, clientPrefix,
+                "stream-idle-timeout", Timeouts.Field.STREAM_IDLE, names);
+        try {
+            return Timeouts.of(attempt, firstToken, streamIdle, names::get);
+        }
+        catch (ConfigException ex) {
+            throw InvalidRetryPropertyException.invalid(beanName, ex.field(), ex.value().orElseThrow(), ex.rule());
+        }
+    }
+
+    private static @Nullable Duration timeout(InferenceRetryProperties.@Nullable Client client,
+            InferenceRetryProperties properties, Function<RetryPolicyProperties, @Nullable Duration> field,
+            String clientPrefix, String name, Timeouts.Field key, Map<Timeouts.Field, String> names) {
+        Duration own = (client != null) ? field.apply(client) : null;
+        names.put(key, ((own != null) ? clientPrefix : PREFIX) + name);
+        return (own != null) ? own : field.apply(properties);
     }
 
     private static @Nullable Budget budget(String beanName, String clientPrefix,

@@ -46,8 +46,17 @@ public final class InferenceRetryAutoConfiguration {
     @Bean
     BeanRetriers inferenceRetryBeanRetriers(ObjectProvider<RetriedClients> clients,
             ObjectProvider<RetryListener> listeners, ObjectProvider<RetrierCustomizer> customizers,
-            ObjectProvider<CooldownStore> cooldownStore) {
-        return new BeanRetriers(clients, listeners, customizers, cooldownStore);
+            ObjectProvider<CooldownStore> cooldownStore, RetryTimer timer) {
+        return new BeanRetriers(clients, listeners, customizers, cooldownStore, timer);
+    }
+
+    /**
+     * The one timer of the retried beans' timeouts: a daemon thread started by the first attempt
+     * timed, stopped with the context.
+     */
+    @Bean
+    RetryTimer inferenceRetryTimer() {
+        return new RetryTimer();
     }
 
     /** Validates at startup even when beans are lazily initialised by default. */

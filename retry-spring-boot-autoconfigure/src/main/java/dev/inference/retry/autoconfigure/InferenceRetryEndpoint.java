@@ -4,6 +4,7 @@ import dev.inference.retry.Backoff;
 import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
+import dev.inference.retry.Timeouts;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,7 +92,16 @@ public class InferenceRetryEndpoint {
                 policy.stableDelay().toString(), policy.maxAttempts(), policy.maxDelay().toString()), schedule,
                 (budget != null) ? new BudgetDescriptor(budget.maxTokens(), budget.tokenRatio().toPlainString(),
                         budget.tokens().toPlainString(), budget.allowsRetries()) : null,
-                (store != null) ? cooldown(store, client.cooldownKey()) : null);
+                (store != null) ? cooldown(store, client.cooldownKey()) : null, timeouts(client.timeouts()));
+    }
+
+    private static @Nullable TimeoutsDescriptor timeouts(Timeouts timeouts) {
+        if (timeouts.isNone()) {
+            return null;
+        }
+        return new TimeoutsDescriptor(timeouts.attempt().map(Duration::toString).orElse(null),
+                timeouts.firstToken().map(Duration::toString).orElse(null),
+                timeouts.streamIdle().map(Duration::toString).orElse(null));
     }
 
     private static CooldownDescriptor cooldown(CooldownStore store, String key) {
@@ -131,9 +141,26 @@ public class InferenceRetryEndpoint {
      * @param budget its retry budget now, or {@code null} when it has none
      * @param cooldown the cool-down of its provider account now, or {@code null} when no cool-down store
      *     is configured
+     * @param timeouts its timeouts, or {@code null} when none is set
      */
     public record ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule,
-            @Nullable BudgetDescriptor budget, @Nullable CooldownDescriptor cooldown) implements OperationResponseBody {
+            @Nullable BudgetDescriptor budget, @Nullable CooldownDescriptor cooldown,
+            @Nullable TimeoutsDescriptor timeouts) implements OperationResponseBody {
+
+        /**
+         * Describes a client without timeouts.
+         *
+         * @param name the client's name
+         * @param policy its effective policy
+         * @param schedule its delays
+         * @param budget its retry budget now, or {@code null} when it has none
+         * @param cooldown the cool-down of its provider account now, or {@code null} when no
+         *     cool-down store is configured
+         */
+        public ClientDescriptor(String name, PolicyDescriptor policy, List<RetryDescriptor> schedule,
+                @Nullable BudgetDescriptor budget, @Nullable CooldownDescriptor cooldown) {
+            this(name, policy, schedule, budget, cooldown, null);
+        }
 
         /**
          * Describes a client without a retry budget or a cool-down store.
@@ -158,6 +185,17 @@ public class InferenceRetryEndpoint {
                 @Nullable BudgetDescriptor budget) {
             this(name, policy, schedule, budget, null);
         }
+    }
+
+    /**
+     * The timeouts of a client (SPEC §11), each ISO-8601, or {@code null} when it is off.
+     *
+     * @param attemptTimeout the longest one attempt of an invoke may take
+     * @param firstTokenTimeout the longest one attempt of a stream may take to be established
+     * @param streamIdleTimeout the longest gap between two events of an established stream
+     */
+    public record TimeoutsDescriptor(@Nullable String attemptTimeout, @Nullable String firstTokenTimeout,
+            @Nullable String streamIdleTimeout) {
     }
 
     /**

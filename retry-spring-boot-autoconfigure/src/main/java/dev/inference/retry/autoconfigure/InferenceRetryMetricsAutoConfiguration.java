@@ -53,6 +53,9 @@ public final class InferenceRetryMetricsAutoConfiguration {
                 if (cooldownStore.getIfAvailable() != null) {
                     MeterRetryListener.registerCooldownMeters(meterRegistry, client.name());
                 }
+                if (client.timeouts().streamIdle().isPresent()) {
+                    MeterRetryListener.registerStallMeters(meterRegistry, client.name());
+                }
             }
         };
     }

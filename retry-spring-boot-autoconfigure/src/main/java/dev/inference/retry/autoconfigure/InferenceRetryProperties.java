@@ -30,8 +30,8 @@ public class InferenceRetryProperties extends RetryPolicyProperties {
 
     /**
      * Per-client settings, keyed by the name of an InferenceClient or Spring AI ChatModel bean:
-     * enabled, stable-retries, stable-delay, max-attempts and max-delay, each overriding the
-     * top-level value.
+     * enabled, stable-retries, stable-delay, max-attempts, max-delay, attempt-timeout,
+     * first-token-timeout and stream-idle-timeout, each overriding the top-level value.
      */
     private final Map<String, Client> clients = new LinkedHashMap<>();
 

@@ -8,6 +8,7 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.StreamStalledEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -54,6 +55,9 @@ public final class MeterRetryListener implements PerClientRetryListener {
 
     /** The name of the counter of the cool-downs that this instance's clients set. */
     public static final String COOLDOWN_SET = "inference.retry.cooldown.set";
+
+    /** The name of the counter of the established streams that stalled past their idle timeout. */
+    public static final String STREAMS_STALLED = "inference.retry.streams.stalled";
 
     /** The name of the counter of failed exchanges with the Redis cool-down store. */
     public static final String COOLDOWN_ERRORS = "inference.retry.cooldown.errors";
@@ -163,6 +167,11 @@ public final class MeterRetryListener implements PerClientRetryListener {
         cooldownSet(this.registry, event.client(), event.reason()).increment();
     }
 
+    @Override
+    public void streamStalled(StreamStalledEvent event) {
+        streamsStalled(this.registry, event.client()).increment();
+    }
+
     /**
      * The meters of an event's client: this listener's own when it is that client's (the very name its
      * client reports, so that {@code equals} ends at {@code ==}), else looked up, for the shared listener
@@ -204,6 +213,26 @@ public final class MeterRetryListener implements PerClientRetryListener {
         for (CooldownReason reason : CooldownReason.values()) {
             cooldownSet(registry, client, reason);
         }
+    }
+
+    /**
+     * Registers at zero the counter {@value #STREAMS_STALLED} of a client whose
+     * {@code stream-idle-timeout} is set: the established streams it ended for their silence.
+     * Idempotent.
+     *
+     * @param registry where the meter is registered
+     * @param client the client's name
+     */
+    public static void registerStallMeters(MeterRegistry registry, String client) {
+        streamsStalled(registry, client);
+    }
+
+    private static Counter streamsStalled(MeterRegistry registry, String client) {
+        return Counter.builder(STREAMS_STALLED)
+            .description("Established streams of a retrying inference client that stayed silent past its "
+                    + "stream-idle-timeout and were ended with StreamStalledException")
+            .tag("client", client)
+            .register(registry);
     }
 
     private static Counter budgetRefused(MeterRegistry registry, String client, Operation operation) {

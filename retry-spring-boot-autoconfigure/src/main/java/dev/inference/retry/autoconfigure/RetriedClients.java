@@ -5,6 +5,7 @@ import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
+import dev.inference.retry.Timeouts;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -323,7 +324,7 @@ final class RetriedClients implements SmartInitializingSingleton {
     void made(String beanName, Retrier retrier) {
         if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
             this.made.put(beanName, new Retrying(retrier.name(), retrier.policy(), retrier.budget().orElse(null),
-                    retrier.cooldownKey()));
+                    retrier.cooldownKey(), retrier.timeouts()));
         }
     }
 
@@ -348,7 +349,7 @@ final class RetriedClients implements SmartInitializingSingleton {
             Retrying retrier = made.get(name);
             snapshot.of(name)
                 .map((bean) -> new Retrying((retrier != null) ? retrier.name() : name, bean.policy(),
-                        budgetFor(bean).orElse(null), bean.cooldownKey()))
+                        budgetFor(bean).orElse(null), bean.cooldownKey(), bean.timeouts()))
                 .or(() -> Optional.ofNullable(retrier))
                 .ifPresent((client) -> clients.put(name, client));
         }
@@ -363,6 +364,6 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param budget its retry budget, or {@code null} when it has none
      * @param cooldownKey the provider account whose cool-down it shares, when a store is configured
      */
-    record Retrying(String name, Policy policy, @Nullable RetryBudget budget, String cooldownKey) {
+    record Retrying(String name, Policy policy, @Nullable RetryBudget budget, String cooldownKey, Timeouts timeouts) {
     }
 }

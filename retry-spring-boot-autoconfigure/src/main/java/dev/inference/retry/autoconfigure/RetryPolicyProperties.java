@@ -8,9 +8,10 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The four policy fields, as bound at the top level of {@code inference.retry} and under each
- * {@code inference.retry.clients.<bean-name>}. Every field is {@code null} until set: there are no
- * defaults, and {@link ClientPolicyResolver} refuses a bean whose field is set nowhere.
+ * The four policy fields and the three timeouts, as bound at the top level of {@code inference.retry}
+ * and under each {@code inference.retry.clients.<bean-name>}. Every field is {@code null} until set:
+ * there are no defaults, and {@link ClientPolicyResolver} refuses a bean whose policy field is set
+ * nowhere; a timeout set nowhere is off (SPEC §11), merged field by field in {@link BeanRetrySettings}.
  */
 public abstract class RetryPolicyProperties {
 
@@ -40,6 +41,26 @@ public abstract class RetryPolicyProperties {
      * Maximum wait between two attempts, before jitter.
      */
     private @Nullable Duration maxDelay;
+
+    /**
+     * Longest one attempt of an invoke (a Spring AI call, an embedding sub-batch) may take, from
+     * sending the request to the complete response; past it the attempt is abandoned and retried
+     * with the backoff schedule. Off unless set.
+     */
+    private @Nullable Duration attemptTimeout;
+
+    /**
+     * Longest one attempt of a stream may take to be established, that is until its content has
+     * begun (keep-alives and preamble do not count); past it the attempt is abandoned and retried.
+     * Off unless set. Reasoning models need a long one.
+     */
+    private @Nullable Duration firstTokenTimeout;
+
+    /**
+     * Longest gap between two events of an established stream (keep-alives do not count); past it
+     * the stream ends with StreamStalledException, never retried. Off unless set.
+     */
+    private @Nullable Duration streamIdleTimeout;
 
     /**
      * Returns the number of stable retries.
@@ -111,6 +132,60 @@ public abstract class RetryPolicyProperties {
      */
     public void setMaxDelay(@Nullable Duration maxDelay) {
         this.maxDelay = maxDelay;
+    }
+
+    /**
+     * Returns the attempt timeout.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Duration getAttemptTimeout() {
+        return this.attemptTimeout;
+    }
+
+    /**
+     * Sets the attempt timeout.
+     *
+     * @param attemptTimeout the value, or {@code null} to leave it unset here
+     */
+    public void setAttemptTimeout(@Nullable Duration attemptTimeout) {
+        this.attemptTimeout = attemptTimeout;
+    }
+
+    /**
+     * Returns the first-token timeout.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Duration getFirstTokenTimeout() {
+        return this.firstTokenTimeout;
+    }
+
+    /**
+     * Sets the first-token timeout.
+     *
+     * @param firstTokenTimeout the value, or {@code null} to leave it unset here
+     */
+    public void setFirstTokenTimeout(@Nullable Duration firstTokenTimeout) {
+        this.firstTokenTimeout = firstTokenTimeout;
+    }
+
+    /**
+     * Returns the stream idle timeout.
+     *
+     * @return the value, or {@code null} when not set here
+     */
+    public @Nullable Duration getStreamIdleTimeout() {
+        return this.streamIdleTimeout;
+    }
+
+    /**
+     * Sets the stream idle timeout.
+     *
+     * @param streamIdleTimeout the value, or {@code null} to leave it unset here
+     */
+    public void setStreamIdleTimeout(@Nullable Duration streamIdleTimeout) {
+        this.streamIdleTimeout = streamIdleTimeout;
     }
 
     private static Map<Policy.Field, String> propertyNames() {

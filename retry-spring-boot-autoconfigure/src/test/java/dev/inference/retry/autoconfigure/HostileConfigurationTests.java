@@ -185,8 +185,18 @@ class HostileConfigurationTests {
         cases.add(unbound("blank", "inference.retry.stable-delay", ""));
         cases.add(unbound("blank", "inference.retry.max-attempts", ""));
         cases.add(unbound("blank in a client's override", "inference.retry.clients.openai.max-delay", ""));
+        for (String timeout : List.of("attempt-timeout", "first-token-timeout", "stream-idle-timeout")) {
+            for (String prefix : List.of("inference.retry.", "inference.retry.clients.openai.")) {
+                cases.add(invalid("a zero timeout", prefix + timeout, "0s", "PT0S", TIMEOUT_RULE));
+                cases.add(invalid("a negative timeout", prefix + timeout, "-5s", "PT-5S", TIMEOUT_RULE));
+                cases.add(unbindable("not a duration", prefix + timeout, "soon", "java.time.Duration"));
+            }
+        }
         return cases.stream();
     }
+
+    /** What the startup report says of a timeout that is not positive. */
+    private static final String TIMEOUT_RULE = "must be a positive duration, or left unset to turn this timeout off";
 
     private static String missing(String beanName, String field) {
         return "InferenceClient bean '" + beanName + "': inference.retry." + field + " is not set: must be set, or "

@@ -32,6 +32,9 @@ class InferenceRetryPropertiesTests {
                     "inference.retry.stable-retries: java.lang.Integer",
                     "inference.retry.stable-delay: java.time.Duration",
                     "inference.retry.max-attempts: java.lang.Integer", "inference.retry.max-delay: java.time.Duration",
+                    "inference.retry.attempt-timeout: java.time.Duration",
+                    "inference.retry.first-token-timeout: java.time.Duration",
+                    "inference.retry.stream-idle-timeout: java.time.Duration",
                     "inference.retry.clients: java.util.Map<java.lang.String,"
                             + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>",
                     "inference.retry.fallbacks: java.util.Map<java.lang.String,"
@@ -46,8 +49,8 @@ class InferenceRetryPropertiesTests {
         DocumentContext metadata = metadata();
         assertThat(metadata.<List<String>>read("$.properties[?(@.name == 'inference.retry.clients')].description"))
             .containsExactly("Per-client settings, keyed by the name of an InferenceClient or Spring AI ChatModel "
-                    + "bean: enabled, stable-retries, stable-delay, max-attempts and max-delay, each overriding the "
-                    + "top-level value.");
+                    + "bean: enabled, stable-retries, stable-delay, max-attempts, max-delay, attempt-timeout, "
+                    + "first-token-timeout and stream-idle-timeout, each overriding the top-level value.");
         assertThat(metadata.<List<String>>read(
                 "$.hints[?(@.name == 'inference.retry.clients.keys')].providers[0].parameters.target"))
             .containsExactly("dev.inference.client.InferenceClient");

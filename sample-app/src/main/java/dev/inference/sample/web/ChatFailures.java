@@ -8,6 +8,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import java.util.Objects;
@@ -87,6 +88,9 @@ class ChatFailures {
         if (failure instanceof ShutdownException) {
             return problem(HttpStatus.SERVICE_UNAVAILABLE, "Shutting down", "This instance is shutting down and will "
                     + "not retry the call; try again, another instance will answer: " + failure.getMessage());
+        }
+        if (failure instanceof StreamStalledException) {
+            return problem(HttpStatus.GATEWAY_TIMEOUT, "Provider stream stalled", failure.getMessage());
         }
         if (failure instanceof DeadlineExceededException) {
             return problem(HttpStatus.GATEWAY_TIMEOUT, "Deadline exceeded", failure.getMessage());
