@@ -103,13 +103,19 @@ class RetryObservabilityIntegrationTests extends AgainstTheSample {
                 Map.of("failedAttempt", 1, "slot", "PT0.2S", "min", "PT0.18S", "max", "PT0.22S"),
                 Map.of("failedAttempt", 2, "slot", "PT0.4S", "min", "PT0.36S", "max", "PT0.44S"),
                 Map.of("failedAttempt", 3, "slot", "PT0.8S", "min", "PT0.72S", "max", "PT0.88S"));
+        // The timeouts the sample sets in application.yml, the same for every bean.
+        Map<String, Object> timeouts = Map.of("attemptTimeout", "PT20S", "firstTokenTimeout", "PT10S",
+                "streamIdleTimeout", "PT10S");
         List<String> members = List.of("openAiChatModel", "anthropicChatModel");
         assertThat(json(response)).isEqualTo(Map.of("clients", Map.of(
-                "openai", Map.of("name", "openai", "policy", policy, "schedule", schedule),
-                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule),
-                "anthropicChatModel", Map.of("name", "anthropicChatModel", "policy", policy, "schedule", schedule),
+                "openai", Map.of("name", "openai", "policy", policy, "schedule", schedule,
+                        "timeouts", timeouts),
+                "openAiChatModel", Map.of("name", "openAiChatModel", "policy", policy, "schedule", schedule,
+                        "timeouts", timeouts),
+                "anthropicChatModel", Map.of("name", "anthropicChatModel", "policy", policy, "schedule", schedule,
+                        "timeouts", timeouts),
                 "openAiEmbeddingModel", Map.of("name", "openAiEmbeddingModel", "policy", policy, "schedule",
-                        schedule)),
+                        schedule, "timeouts", timeouts)),
                 "fallbacks", Map.of("chat", Map.of("members", members, "primary", true, "status", List.of(
                         Map.of("member", "openAiChatModel", "skipped", false),
                         Map.of("member", "anthropicChatModel", "skipped", false))))));
