@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A stream that a retrier watched stayed silent past its {@code stream-idle-timeout} once established,
- * and was ended with a {@link dev.inference.failure.StreamStalledException} (SPEC §11). Told to
+ * and was ended with a {@link dev.inference.failure.StreamStalledException}. Told to
  * {@link RetryListener#streamStalled} once per stalled stream; a stall is never retried, so no
  * {@link AttemptEvent} follows it.
  *
@@ -17,6 +17,8 @@ public record StreamStalledEvent(String client, Duration idleTimeout) {
     /**
      * Checks the components.
      *
+     * @param client the retrier's name, such as the bean name
+     * @param idleTimeout the idle timeout the stream ran past, positive
      * @throws NullPointerException if a component is {@code null}
      * @throws IllegalArgumentException if {@code idleTimeout} is not positive
      */
