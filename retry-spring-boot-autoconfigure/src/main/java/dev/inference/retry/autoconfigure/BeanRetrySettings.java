@@ -83,7 +83,7 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
         Duration streamIdle = timeout(client, properties, RetryPolicyProperties::getStreamIdleTimeout, clientPrefix,
                 "stream-idle-timeout", Timeouts.Field.STREAM_IDLE, names);
         try {
-            return Timeouts.of(attempt, firstToken, streamIdle, names::get);
+            return Timeouts.of(attempt, firstToken, streamIdle, (field) -> Objects.requireNonNull(names.get(field)));
         }
         catch (ConfigException ex) {
             throw InvalidRetryPropertyException.invalid(beanName, ex.field(), ex.value().orElseThrow(), ex.rule());
