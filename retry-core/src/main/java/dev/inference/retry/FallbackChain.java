@@ -51,10 +51,8 @@ public final class FallbackChain {
 
     private final List<Member> members;
 
-    /** Fall-overs in a row after which a member is skipped; 0: never. */
-    private final int skipAfter;
-
-    private final Duration skipFor;
+    /** The skip rule in force, replaced whole by {@link #refreshSkip} and {@link #refreshNoSkip}. */
+    private volatile Skip skip;
 
     private final Clock clock;
 
@@ -63,8 +61,7 @@ public final class FallbackChain {
     private FallbackChain(Builder builder) {
         this.name = builder.name;
         this.members = List.copyOf(builder.members);
-        this.skipAfter = builder.skipAfter;
-        this.skipFor = builder.skipFor;
+        this.skip = new Skip(builder.skipAfter, builder.skipFor);
         this.clock = builder.clock;
         this.listeners = List.copyOf(builder.listeners);
     }
@@ -164,9 +161,35 @@ public final class FallbackChain {
         return new Call(Objects.requireNonNull(reasons, "reasons must not be null"));
     }
 
+    /**
+     * Replaces the skip rule, as {@link Builder#skip} sets it, while calls run: the next fall-over
+     * from a member counts against the new {@code after}, its calls in a row that fell over so far
+     * included; a member skipped now stays skipped until the end it was given.
+     *
+     * @param after the fall-overs in a row, at least 1
+     * @param skipFor how long the member is then skipped, positive
+     * @throws NullPointerException if {@code skipFor} is {@code null}
+     * @throws ConfigException if {@code after} is less than 1 or {@code skipFor} is not positive
+     */
+    public void refreshSkip(int after, Duration skipFor) {
+        this.skip = Skip.of(after, skipFor);
+    }
+
+    /**
+     * Removes the skip rule while calls run: no member is skipped for its past failures any more, and
+     * every skip in force ends now (a cool-down still makes a member skipped).
+     */
+    public void refreshNoSkip() {
+        this.skip = new Skip(0, Duration.ZERO);
+        for (Member member : this.members) {
+            member.succeeded();
+        }
+    }
+
     private void fellOver(Member member, FallbackReason reason, RuntimeException failure) {
-        if (this.skipAfter > 0 && member.inARow.incrementAndGet() >= this.skipAfter) {
-            member.skippedUntil = this.clock.instant().plus(this.skipFor);
+        Skip rule = this.skip;
+        if (rule.after() > 0 && member.inARow.incrementAndGet() >= rule.after()) {
+            member.skippedUntil = this.clock.instant().plus(rule.skipFor());
         }
         logger.log(Level.WARNING, () -> "Fallback chain '" + this.name + "' fell over from member '" + member.name()
                 + "' (" + reason.tag() + "): " + failure.getMessage());
@@ -406,6 +429,24 @@ public final class FallbackChain {
         }
     }
 
+    /**
+     * A skip rule: after {@code after} fall-overs in a row, a member is skipped for {@code skipFor};
+     * {@code after} 0 for none.
+     */
+    private record Skip(int after, Duration skipFor) {
+
+        static Skip of(int after, Duration skipFor) {
+            Objects.requireNonNull(skipFor, "skipFor must not be null");
+            if (after < 1) {
+                throw new ConfigException("skip-after", after, "must be at least 1");
+            }
+            if (skipFor.isNegative() || skipFor.isZero()) {
+                throw new ConfigException("skip-for", skipFor, "must be positive");
+            }
+            return new Skip(after, skipFor);
+        }
+    }
+
     /** One member and its skip state, shared by every call. */
     private static final class Member {
 
@@ -579,15 +620,9 @@ public final class FallbackChain {
          * @throws ConfigException if {@code after} is less than 1 or {@code skipFor} is not positive
          */
         public Builder skip(int after, Duration skipFor) {
-            Objects.requireNonNull(skipFor, "skipFor must not be null");
-            if (after < 1) {
-                throw new ConfigException("skip-after", after, "must be at least 1");
-            }
-            if (skipFor.isNegative() || skipFor.isZero()) {
-                throw new ConfigException("skip-for", skipFor, "must be positive");
-            }
-            this.skipAfter = after;
-            this.skipFor = skipFor;
+            Skip rule = Skip.of(after, skipFor);
+            this.skipAfter = rule.after();
+            this.skipFor = rule.skipFor();
             return this;
         }
 

@@ -26,7 +26,11 @@ import org.jspecify.annotations.Nullable;
  * on a {@link WaitScheduler} and ignores the sleeper. Both get exactly the same decisions and listener
  * events.
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe. Its settings are immutable, and {@link #refresh} replaces them all at once with
+ * those of another retrier, with one volatile write: a call reads them once at each of its steps
+ * ({@link RetryExecution}), so that each decision is made under one retrier's settings, never half of
+ * two, and a call in progress decides its next step with the settings in force then. Trap: the
+ * {@linkplain Builder#sleeper sleeper} of a {@link BlockingRetry} is the one it was made with.
  */
 public final class Retrier {
 
@@ -73,6 +77,15 @@ public final class Retrier {
 
     private final AttemptEvent firstStreamSucceeded;
 
+    /** Whether a call may retry at all; {@code false}: one attempt, its failure as it is. */
+    private final boolean enabled;
+
+    /**
+     * The settings in force: this retrier itself until {@link #refresh} puts a private copy of another's
+     * in their place, which is never refreshed itself, so that its own fields are the settings.
+     */
+    private volatile Retrier current = this;
+
     private Retrier(Builder builder) {
         this.policy = builder.policy;
         this.name = builder.name;
@@ -93,6 +106,30 @@ public final class Retrier {
         this.timer = (builder.timer != null) ? builder.timer : SharedTimer.TIMER;
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
+        this.enabled = builder.enabled;
+    }
+
+    /** A copy of another retrier's settings, for {@link #refresh}: private, so never refreshed itself. */
+    private Retrier(Retrier settings) {
+        this.policy = settings.policy;
+        this.name = settings.name;
+        this.listener = settings.listener;
+        this.classifier = settings.classifier;
+        this.schedule = settings.schedule;
+        this.shutdownSignal = settings.shutdownSignal;
+        this.budget = settings.budget;
+        this.cooldownStore = settings.cooldownStore;
+        this.observer = settings.observer;
+        this.sleeper = settings.sleeper;
+        this.cooldownKey = settings.cooldownKey;
+        this.readsRateLimits = settings.readsRateLimits;
+        this.releaseSpread = settings.releaseSpread;
+        this.random = settings.random;
+        this.timeouts = settings.timeouts;
+        this.timer = settings.timer;
+        this.firstInvokeSucceeded = settings.firstInvokeSucceeded;
+        this.firstStreamSucceeded = settings.firstStreamSucceeded;
+        this.enabled = settings.enabled;
     }
 
     /**
@@ -121,12 +158,55 @@ public final class Retrier {
     }
 
     /**
-     * Returns the retry policy.
+     * Replaces every setting of this retrier at once with those of {@code next}, as it is now: its
+     * policy, retry budget, cool-down store and key, rate-limit and release settings, timeouts, timer,
+     * listeners, observer and shutdown signal. Calls started afterwards use them, and so does the next
+     * step of every call in progress (its attempts already made count against the new policy's
+     * {@code maxAttempts}); a wait already scheduled is not shortened. Any thread may call it; the
+     * holders of this retrier need not change anything.
+     *
+     * @param next the retrier whose settings to adopt, of the same name; it stays as it is
+     * @throws NullPointerException if {@code next} is {@code null}
+     * @throws IllegalArgumentException if {@code next} has another name: the listeners count a client
+     *     by its name, which cannot change while its calls run
+     */
+    public void refresh(Retrier next) {
+        Objects.requireNonNull(next, "next must not be null");
+        if (!next.name.equals(this.name)) {
+            throw new IllegalArgumentException("Retrier '" + this.name + "' cannot adopt the settings of retrier '"
+                    + next.name + "': the name is the client's, and stays");
+        }
+        this.current = new Retrier(next.current);
+    }
+
+    /** The settings in force, read once per step of a call: one volatile read. */
+    Retrier current() {
+        return this.current;
+    }
+
+    /**
+     * Tells whether calls retry: {@code false} when the retrier was built with
+     * {@link Builder#enabled(boolean) enabled(false)}, so that each call makes one attempt and fails as
+     * that attempt failed.
+     *
+     * @return {@code true} unless retries are switched off
+     */
+    public boolean isEnabled() {
+        return this.current.enabled;
+    }
+
+    /** Whether these settings, not necessarily those in force, let a call retry. */
+    boolean retries() {
+        return this.enabled;
+    }
+
+    /**
+     * Returns the retry policy in force.
      *
      * @return the policy
      */
     public Policy policy() {
-        return this.policy;
+        return this.current.policy;
     }
 
     /**
@@ -144,7 +224,7 @@ public final class Retrier {
      * @return the signal, or empty when none was set
      */
     public Optional<ShutdownSignal> shutdownSignal() {
-        return Optional.ofNullable(this.shutdownSignal);
+        return Optional.ofNullable(this.current.shutdownSignal);
     }
 
     /**
@@ -153,7 +233,7 @@ public final class Retrier {
      * @return the budget, or empty when retries are limited by the policy alone
      */
     public Optional<RetryBudget> budget() {
-        return Optional.ofNullable(this.budget);
+        return Optional.ofNullable(this.current.budget);
     }
 
     /**
@@ -162,7 +242,7 @@ public final class Retrier {
      * @return the store, or empty when provider cool-downs are not shared
      */
     public Optional<CooldownStore> cooldownStore() {
-        return Optional.ofNullable(this.cooldownStore);
+        return Optional.ofNullable(this.current.cooldownStore);
     }
 
     /**
@@ -172,7 +252,7 @@ public final class Retrier {
      * @return the cool-down key
      */
     public String cooldownKey() {
-        return this.cooldownKey;
+        return this.current.cooldownKey;
     }
 
     /**
@@ -183,7 +263,7 @@ public final class Retrier {
      * @return {@code true} when a response's rate-limit headers are worth reading
      */
     public boolean readsRateLimits() {
-        return this.readsRateLimits;
+        return this.current.readsRateLimits;
     }
 
     /**
@@ -206,8 +286,9 @@ public final class Retrier {
      */
     public void rateLimited(Duration resetIn) {
         Objects.requireNonNull(resetIn, "resetIn must not be null");
-        if (this.readsRateLimits) {
-            coolDown(resetIn, CooldownReason.RATE_LIMIT);
+        Retrier now = this.current;
+        if (now.readsRateLimits) {
+            now.coolDown(resetIn, CooldownReason.RATE_LIMIT);
         }
     }
 
@@ -223,7 +304,7 @@ public final class Retrier {
      * @return {@code true} when a cool-down of this retrier's key is in force
      */
     public boolean isCoolingDown() {
-        return this.cooldownStore != null && !this.cooldownStore.remaining(this.cooldownKey).isZero();
+        return !cooldownRemaining().isZero();
     }
 
     /** The event of a successful attempt; that of a first attempt is made once per operation. */
@@ -239,7 +320,8 @@ public final class Retrier {
     }
 
     Duration cooldownRemaining() {
-        return (this.cooldownStore != null) ? this.cooldownStore.remaining(this.cooldownKey) : Duration.ZERO;
+        Retrier now = this.current;
+        return (now.cooldownStore != null) ? now.cooldownStore.remaining(now.cooldownKey) : Duration.ZERO;
     }
 
     /**
@@ -263,7 +345,7 @@ public final class Retrier {
      * @return the spread; zero when every call makes its attempt at the cool-down's end
      */
     public Duration cooldownReleaseSpread() {
-        return this.releaseSpread;
+        return this.current.releaseSpread;
     }
 
     /**
@@ -272,7 +354,7 @@ public final class Retrier {
      * @return the timeouts; {@link Timeouts#none()} unless set
      */
     public Timeouts timeouts() {
-        return this.timeouts;
+        return this.current.timeouts;
     }
 
     /**
@@ -282,7 +364,7 @@ public final class Retrier {
      * @return the timer set on the builder, or by default one daemon thread shared by the JVM
      */
     public AttemptScope.Timer timer() {
-        return this.timer;
+        return this.current.timer;
     }
 
     /**
@@ -297,8 +379,9 @@ public final class Retrier {
      */
     public void streamStalled(Duration idleTimeout) {
         StreamStalledEvent event = new StreamStalledEvent(this.name, idleTimeout);
-        if (this.listener != null) {
-            this.listener.streamStalled(event);
+        RetryListener listeners = this.current.listener;
+        if (listeners != null) {
+            listeners.streamStalled(event);
         }
     }
 
@@ -330,7 +413,7 @@ public final class Retrier {
 
     @Override
     public String toString() {
-        return "Retrier[name=" + this.name + ", policy=" + this.policy + "]";
+        return "Retrier[name=" + this.name + ", policy=" + this.current.policy + "]";
     }
 
     /**
@@ -402,6 +485,8 @@ public final class Retrier {
         private Timeouts timeouts = Timeouts.none();
 
         private AttemptScope.@Nullable Timer timer;
+
+        private boolean enabled = true;
 
         private Builder(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
@@ -591,6 +676,22 @@ public final class Retrier {
          */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper must not be null");
+            return this;
+        }
+
+        /**
+         * Sets whether calls retry. With {@code false}, each call makes one attempt and ends as that
+         * attempt ended: a failure reaches the caller as the attempt threw it, retryable or not (never
+         * an {@link ExhaustedException}), and the listeners hear of the attempt. Build such a retrier
+         * without a budget, a cool-down store or timeouts, which it would otherwise still apply: it is
+         * what a client's retries switched off at run time are ({@link Retrier#refresh}). By default
+         * {@code true}.
+         *
+         * @param enabled {@code false} to make one attempt per call
+         * @return this builder
+         */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
             return this;
         }
 

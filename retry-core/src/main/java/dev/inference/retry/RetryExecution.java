@@ -51,7 +51,8 @@ import org.jspecify.annotations.Nullable;
  * provider account is waited out (and, with a {@linkplain Retrier.Builder#cooldownReleaseSpread
  * release spread}, a random share of it after its end); when the deadline would pass during the
  * cool-down, the call fails at once with a {@link DeadlineExceededException};</li>
- * <li>after a failed attempt: a permanent failure ends the call as the attempt threw it; a
+ * <li>after a failed attempt: a permanent failure ends the call as the attempt threw it, and so does
+ * any failure when the retrier's retries are {@linkplain Retrier.Builder#enabled switched off}; a
  * retryable failure of the last attempt allowed ends it with an {@link ExhaustedException}; a
  * {@linkplain RetryBudget retry budget} below half ends it with a
  * {@link RetryBudgetExhaustedException} (the failure took its token first); a
@@ -72,6 +73,11 @@ import org.jspecify.annotations.Nullable;
  * by a {@link HalfOpenStreamException} is closed at once; its cause, never the wrapper, is classified,
  * reported and thrown, and a failure to close it is suppressed in whatever the call finally throws.
  *
+ * <p>Each step ({@link #cooldownBeforeAttempt}, {@link #failed}, {@link #succeeded}) reads the
+ * retrier's settings in force once, as it begins, and decides under them alone: after a
+ * {@linkplain Retrier#refresh refresh}, a call in progress takes its next decision under the new
+ * settings, its attempts already made counted against the new {@code maxAttempts}.
+ *
  * <p>The listeners hear every attempt, every wait before it starts (with the exact delay) and every
  * exhaustion, in that order, from the calling thread. Not thread-safe: one call, one caller at a time,
  * except {@link #abandoned(Throwable)}, which any thread may call at any time.
@@ -80,7 +86,14 @@ public final class RetryExecution {
 
     private static final VarHandle OBSERVATION = observationHandle();
 
-    private final Retrier retrier;
+    /** The retrier of the call, whose settings in force each step reads once. */
+    private final Retrier handle;
+
+    /**
+     * The settings of the step in progress: the handle's, read once at its start, so that a step
+     * decides under one retrier's settings even while a refresh replaces them (see {@link Retrier#refresh}).
+     */
+    private Retrier retrier;
 
     private final Operation operation;
 
@@ -116,7 +129,8 @@ public final class RetryExecution {
     private @Nullable List<Throwable> closeFailures;
 
     RetryExecution(Retrier retrier, Operation operation, CallContext context) {
-        this.retrier = retrier;
+        this.handle = retrier;
+        this.retrier = retrier.current();
         this.operation = operation;
         this.context = FallbackScope.isActive() ? context.withFallback() : context;
     }
@@ -141,6 +155,7 @@ public final class RetryExecution {
     public int succeeded() {
         requireAttempting();
         this.state = State.DONE;
+        this.retrier = this.handle.current();
         RetryBudget budget = this.retrier.budgetOrNull();
         if (budget != null) {
             budget.succeeded();
@@ -168,6 +183,7 @@ public final class RetryExecution {
         Objects.requireNonNull(thrown, "thrown must not be null");
         requireAttempting();
         this.state = State.DONE;
+        this.retrier = this.handle.current();
         RuntimeException failure = thrown;
         if (thrown instanceof HalfOpenStreamException halfOpen) {
             closeQuietly(halfOpen.reader());
@@ -200,6 +216,10 @@ public final class RetryExecution {
         boolean retryable = classification.isRetryable();
         // Permanent: the caller gets the failure exactly as the attempt threw it.
         if (!retryable) {
+            return Decision.giveUp(suppressing(failure, null));
+        }
+        // The client's retries are switched off: one attempt, its failure as it is.
+        if (!this.retrier.retries()) {
             return Decision.giveUp(suppressing(failure, null));
         }
         RetryBudget budget = this.retrier.budgetOrNull();
@@ -337,6 +357,7 @@ public final class RetryExecution {
      */
     public Duration cooldownBeforeAttempt() {
         requireAttempting();
+        this.retrier = this.handle.current();
         Duration cooldown = this.retrier.cooldownRemaining();
         if (cooldown.isZero()) {
             AttemptObserver observer = this.retrier.observer();

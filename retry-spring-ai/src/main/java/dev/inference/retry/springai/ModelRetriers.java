@@ -19,7 +19,9 @@ import java.util.Optional;
  * <li>its policy, budget, cool-down store and shutdown signal apply to every exchange of the bean.</li>
  * </ul>
  * The retrier's policy must already be validated: an invalid one has no place here, and a bean the
- * application should not have retried gets an empty answer.
+ * application should not have retried gets an empty answer. Trap: a runtime refresh gives the same
+ * retrier new settings ({@link Retrier#refresh}), so an integration reads them from the retrier when it
+ * needs them (each exchange, each attempt) and never keeps a copy.
  */
 @FunctionalInterface
 public interface ModelRetriers {

@@ -108,6 +108,13 @@ class SpringAiArchitectureTests {
     }
 
     @Test
+    void importsNoSpringCloud() {
+        noClasses().should().dependOnClassesThat().resideInAPackage("org.springframework.cloud..")
+            .because("the runtime refresh reaches Spring AI models through their retriers, never through Spring Cloud")
+            .check(module);
+    }
+
+    @Test
     void thePublicApiImportsNoneOfTheInternalPackages() {
         noClasses().that().resideInAPackage(BASE).should().dependOnClassesThat()
             .resideInAPackage(BASE + ".*..")

@@ -2,10 +2,13 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.AttemptScope;
 import dev.inference.retry.CooldownStore;
+import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -68,18 +71,47 @@ public final class BeanRetriers {
     }
 
     private Retrier build(BeanRetrySettings settings, RetriedClients clients) {
+        return build(settings, clients.budgetFor(settings).orElse(null));
+    }
+
+    /**
+     * Builds a bean's retrier from its settings, as at startup, for a refresh to give its settings to
+     * the retrier the bean was made with ({@link Retrier#refresh}).
+     *
+     * @param settings the bean's settings
+     * @param budget the bean's budget bucket, or {@code null} when it has none
+     * @return a new retrier, named after the bean
+     */
+    Retrier build(BeanRetrySettings settings, @Nullable RetryBudget budget) {
         String beanName = settings.beanName();
         Retrier.Builder builder = Retrier.builder(settings.policy())
             .name(beanName)
             .timeouts(settings.timeouts())
             .timer(this.timer);
         this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
-        clients.budgetFor(settings).ifPresent(builder::budget);
+        if (budget != null) {
+            builder.budget(budget);
+        }
         this.cooldownStore.ifAvailable((store) -> builder.cooldown(store, settings.cooldownKey())
             .honourRateLimits(settings.rateLimitHeaders())
             .cooldownReleaseSpread(settings.cooldownReleaseSpread()));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
         return builder.build();
+    }
+
+    /**
+     * Builds the retrier of a bean whose retries are switched off at run time: one attempt per call,
+     * its failure as it is, with no budget, cool-down or timeout; its listeners still hear each attempt.
+     *
+     * @param beanName the bean's name
+     * @param policy the policy it had, which it keeps for what describes it
+     * @return a new retrier, named after the bean
+     */
+    Retrier switchedOff(String beanName, Policy policy) {
+        Retrier.Builder builder = Retrier.builder(policy).name(beanName).timer(this.timer);
+        this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
+        this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));
+        return builder.enabled(false).build();
     }
 
     private static RetryListener forClient(RetryListener listener, String beanName) {

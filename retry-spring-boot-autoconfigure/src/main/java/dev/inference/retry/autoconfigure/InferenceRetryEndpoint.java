@@ -20,7 +20,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code inferenceretry} actuator endpoint: every retried {@code InferenceClient} bean, lazy ones
- * included, with its name, its effective policy and its delay schedule. A bean that is a
+ * included, with its name, its effective policy and its delay schedule, as in force now: after a
+ * refresh (SPEC §13), the refreshed configuration, and in {@code refresh} when and how the last one
+ * ended ({@code null} until the first). A bean that is a
  * {@code RetryClient} of the application's own is described by its own name and policy, once it is
  * made. With a cool-down store, each client's provider account is shown with the cool-down in force,
  * if any, and why it was set.
@@ -62,7 +64,11 @@ public class InferenceRetryEndpoint {
         CooldownStore store = this.cooldownStore.getIfAvailable();
         this.clients.clients().forEach((name, client) -> descriptors.put(name, describe(client, store)));
         FallbackChains chains = this.fallbacks.getIfAvailable();
-        return new RetriedClientsDescriptor(descriptors, (chains != null) ? chains.describe() : Map.of());
+        RefreshDescriptor refresh = this.clients.lastRefresh()
+            .map((outcome) -> new RefreshDescriptor(outcome.at().toString(), outcome.result(), outcome.reason(),
+                    List.copyOf(this.clients.switchedOff())))
+            .orElse(null);
+        return new RetriedClientsDescriptor(descriptors, (chains != null) ? chains.describe() : Map.of(), refresh);
     }
 
     /**
@@ -116,18 +122,42 @@ public class InferenceRetryEndpoint {
      * @param clients each client's description, keyed by bean name
      * @param fallbacks each fallback chain, with which members are skipped now and until when, keyed
      *     by the chain's bean name
+     * @param refresh the last refresh of the configuration, or {@code null} when it was never refreshed
      */
     public record RetriedClientsDescriptor(Map<String, ClientDescriptor> clients,
-            Map<String, FallbackChains.ChainDescriptor> fallbacks) implements OperationResponseBody {
+            Map<String, FallbackChains.ChainDescriptor> fallbacks, @Nullable RefreshDescriptor refresh)
+            implements OperationResponseBody {
 
         /**
-         * Describes the clients of an application without fallback chains.
+         * Describes the clients of an application without fallback chains, never refreshed.
          *
          * @param clients each client's description, keyed by bean name
          */
         public RetriedClientsDescriptor(Map<String, ClientDescriptor> clients) {
             this(clients, Map.of());
         }
+
+        /**
+         * Describes the clients and chains of an application never refreshed.
+         *
+         * @param clients each client's description, keyed by bean name
+         * @param fallbacks each fallback chain, keyed by the chain's bean name
+         */
+        public RetriedClientsDescriptor(Map<String, ClientDescriptor> clients,
+                Map<String, FallbackChains.ChainDescriptor> fallbacks) {
+            this(clients, fallbacks, null);
+        }
+    }
+
+    /**
+     * The last refresh of the configuration (SPEC §13).
+     *
+     * @param at when it ended, ISO-8601
+     * @param result {@code applied} or {@code rejected}
+     * @param reason why it was refused, or {@code null} when it was applied
+     * @param switchedOff the beans whose retries are switched off now, left out of {@code clients}
+     */
+    public record RefreshDescriptor(String at, String result, @Nullable String reason, List<String> switchedOff) {
     }
 
     /**

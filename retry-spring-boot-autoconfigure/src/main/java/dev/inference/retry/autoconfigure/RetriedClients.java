@@ -40,7 +40,8 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  */
 final class RetriedClients implements SmartInitializingSingleton {
 
-    private final InferenceRetryProperties properties;
+    /** The properties in force: those bound at startup, then those of the last refresh applied. */
+    private volatile InferenceRetryProperties properties;
 
     private final ConfigurableListableBeanFactory beanFactory;
 
@@ -61,6 +62,15 @@ final class RetriedClients implements SmartInitializingSingleton {
 
     /** Each bean retried by a retrier made here or its own, as its listeners see it; in the order made. */
     private final Map<String, Retrying> made = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    /** The retriers made here, by bean name: those a refresh gives new settings. */
+    private final Map<String, Retrier> retriers = Collections.synchronizedMap(new LinkedHashMap<>());
+
+    /** The beans whose retries a refresh switched off, until one switches them on again. */
+    private volatile Set<String> switchedOff = Set.of();
+
+    /** The last refresh, applied or refused, or {@code null} before the first. */
+    private volatile @Nullable RefreshOutcome lastRefresh;
 
     private RetriedClients(InferenceRetryProperties properties, ConfigurableListableBeanFactory beanFactory,
             List<RetriedBeanType> types) {
@@ -312,7 +322,7 @@ final class RetriedClients implements SmartInitializingSingleton {
         synchronized (this) {
             this.settings = this.settings.without(beanName);
         }
-        made(beanName, client.retrier());
+        describe(beanName, client.retrier());
     }
 
     /**
@@ -322,10 +332,137 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param retrier its retrier
      */
     void made(String beanName, Retrier retrier) {
+        if (describe(beanName, retrier)) {
+            this.retriers.put(beanName, retrier);
+        }
+    }
+
+    private boolean describe(String beanName, Retrier retrier) {
         if (isEnabled(beanName) && this.beanFactory.containsBean(beanName)) {
             this.made.put(beanName, new Retrying(retrier.name(), retrier.policy(), retrier.budget().orElse(null),
                     retrier.cooldownKey(), retrier.timeouts()));
+            return true;
         }
+        return false;
+    }
+
+    /**
+     * Returns the properties in force: those bound at startup, then those of the last refresh applied.
+     *
+     * @return the properties; never changed in place by this class
+     */
+    InferenceRetryProperties properties() {
+        return this.properties;
+    }
+
+    /**
+     * Replaces the properties bean with a copy of what it held, bound the same way, so that changes
+     * made to the bean in place later (Spring Cloud re-binds it) are not read here.
+     *
+     * @param copy the copy
+     */
+    void detach(InferenceRetryProperties copy) {
+        this.properties = copy;
+    }
+
+    /**
+     * Returns every bean of a retried type found, retried or not.
+     *
+     * @return their names, in the order found
+     */
+    List<String> found() {
+        return List.copyOf(this.found);
+    }
+
+    /**
+     * Returns the retriers made for the beans (not the beans' own {@code RetryClient}s), which a refresh
+     * gives new settings.
+     *
+     * @return a copy, by bean name, in the order made
+     */
+    Map<String, Retrier> retriers() {
+        synchronized (this.retriers) {
+            return new LinkedHashMap<>(this.retriers);
+        }
+    }
+
+    /**
+     * Returns the budget buckets in force, by bean name.
+     *
+     * @return a copy
+     */
+    Map<String, RetryBudget> budgets() {
+        return new LinkedHashMap<>(this.budgets);
+    }
+
+    /**
+     * Checks the entries under {@code inference.retry.clients} of other properties, as startup checked
+     * those it bound: each must name exactly one bean found.
+     *
+     * @param candidate the properties to check
+     * @throws InvalidRetryPropertyException as {@link #resolve} throws it, with the same words
+     */
+    void validateClientEntries(InferenceRetryProperties candidate) {
+        Set<String> known = new LinkedHashSet<>(this.found);
+        this.types.stream()
+            .filter((type) -> !type.isRetried())
+            .forEach((type) -> known.addAll(beanNamesOf(type.type())));
+        ClientEntries.validate(candidate, known, (entry) -> isOfUnknownType(entry, false), kinds());
+    }
+
+    /**
+     * Names a bean as the startup report does: {@code InferenceClient}, or the retried type it is one of.
+     *
+     * @param beanName the bean's name
+     * @return its kind
+     */
+    String kind(String beanName) {
+        return kindOf(beanName);
+    }
+
+    /**
+     * Puts the result of a refresh in force: its properties, its settings snapshot (one volatile write),
+     * its budgets and the beans it switched off. The retriers were given their settings just before.
+     *
+     * @param properties the properties bound by the refresh
+     * @param settings every retried bean's settings, the beans switched off left out
+     * @param budgets each bean's budget bucket, by bean name
+     * @param off the beans whose retries are switched off
+     */
+    synchronized void apply(InferenceRetryProperties properties, RetrySettings settings, Map<String, RetryBudget> budgets,
+            Set<String> off) {
+        this.properties = properties;
+        this.budgets.keySet().retainAll(budgets.keySet());
+        this.budgets.putAll(budgets);
+        this.switchedOff = Set.copyOf(off);
+        this.settings = settings;
+    }
+
+    /**
+     * Returns the beans whose retries a refresh switched off.
+     *
+     * @return their names
+     */
+    Set<String> switchedOff() {
+        return this.switchedOff;
+    }
+
+    /**
+     * Records how the last refresh ended, for the endpoint.
+     *
+     * @param outcome the outcome
+     */
+    void refreshed(RefreshOutcome outcome) {
+        this.lastRefresh = outcome;
+    }
+
+    /**
+     * Returns how the last refresh ended.
+     *
+     * @return the outcome, or empty when the configuration was never refreshed
+     */
+    Optional<RefreshOutcome> lastRefresh() {
+        return Optional.ofNullable(this.lastRefresh);
     }
 
     /**
@@ -344,6 +481,7 @@ final class RetriedClients implements SmartInitializingSingleton {
         RetrySettings snapshot = this.settings;
         Set<String> names = new LinkedHashSet<>(this.found);
         names.addAll(made.keySet());
+        names.removeAll(this.switchedOff);
         Map<String, Retrying> clients = new LinkedHashMap<>();
         for (String name : names) {
             Retrying retrier = made.get(name);

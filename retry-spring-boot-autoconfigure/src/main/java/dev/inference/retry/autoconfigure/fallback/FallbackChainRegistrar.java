@@ -119,8 +119,16 @@ public final class FallbackChainRegistrar implements BeanDefinitionRegistryPostP
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
     }
 
-    /** The checks that need no bean definitions. */
-    private static void checkSettings(String chain, FallbackChainProperties settings, Set<String> chains) {
+    /**
+     * Checks a chain's settings as startup does, with the checks that need no bean definitions: its
+     * members (at least two, each named once, none a chain), its skip rule and its {@code models}.
+     *
+     * @param chain the chain's name
+     * @param settings its settings
+     * @param chains the names of every chain declared
+     * @throws InvalidFallbackPropertyException naming the property, the value and the rule broken
+     */
+    public static void checkSettings(String chain, FallbackChainProperties settings, Set<String> chains) {
         List<String> members = settings.getMembers();
         String membersProperty = PREFIX + chain + ".members";
         if (members.size() < 2) {

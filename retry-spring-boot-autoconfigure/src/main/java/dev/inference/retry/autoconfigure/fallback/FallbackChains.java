@@ -9,6 +9,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,11 @@ public final class FallbackChains {
 
     private final BeanFactory beanFactory;
 
-    private final InferenceRetryProperties properties;
+    /** The properties in force: those bound at startup, then those of the last refresh applied. */
+    private volatile InferenceRetryProperties properties;
+
+    /** The cool-down key of each member bean that sets one, from the properties in force. */
+    private volatile Map<String, String> cooldownKeys;
 
     private final ObjectProvider<FallbackListener> listeners;
 
@@ -63,6 +68,7 @@ public final class FallbackChains {
         this.listeners = listeners;
         this.cooldownStore = cooldownStore;
         this.clock = clock;
+        this.cooldownKeys = cooldownKeys(properties);
     }
 
     /**
@@ -126,16 +132,50 @@ public final class FallbackChains {
         if (store == null) {
             return () -> Duration.ZERO;
         }
-        String key = member;
-        ConfigurationPropertyName name = ConfigurationPropertyName.adapt(member, '.');
-        for (Map.Entry<String, InferenceRetryProperties.Client> entry : this.properties.getClients().entrySet()) {
-            String configured = entry.getValue().getCooldownKey();
-            if (configured != null && ConfigurationPropertyName.adapt(entry.getKey(), '.').equals(name)) {
-                key = configured;
+        return () -> store.remaining(this.cooldownKeys.getOrDefault(member, member));
+    }
+
+    /** The cool-down key of each bean whose entry sets one, by the bean's name as its entry writes it. */
+    private Map<String, String> cooldownKeys(InferenceRetryProperties properties) {
+        Map<String, String> keys = new HashMap<>();
+        for (FallbackChainProperties chain : properties.getFallbacks().values()) {
+            for (String member : chain.getMembers()) {
+                ConfigurationPropertyName name = ConfigurationPropertyName.adapt(member, '.');
+                properties.getClients().forEach((entry, client) -> {
+                    String configured = client.getCooldownKey();
+                    if (configured != null && ConfigurationPropertyName.adapt(entry, '.').equals(name)) {
+                        keys.put(member, configured);
+                    }
+                });
             }
         }
-        String cooled = key;
-        return () -> store.remaining(cooled);
+        return Map.copyOf(keys);
+    }
+
+    /**
+     * Puts the settings of a refresh in force for every chain: each chain made takes its new skip rule
+     * at once (its members keep their skip state), and the members' cool-down keys are read from the
+     * new properties. The members of each chain, its {@code primary} and its {@code models} are those
+     * of startup: a refresh that changes them is refused before it reaches here.
+     *
+     * @param properties the properties of the refresh, valid
+     */
+    public void refresh(InferenceRetryProperties properties) {
+        this.properties = properties;
+        this.cooldownKeys = cooldownKeys(properties);
+        synchronized (this.made) {
+            this.made.forEach((name, chain) -> {
+                FallbackChainProperties settings = properties.getFallbacks().get(name);
+                Integer skipAfter = (settings != null) ? settings.getSkipAfter() : null;
+                Duration skipFor = (settings != null) ? settings.getSkipFor() : null;
+                if (skipAfter != null && skipFor != null) {
+                    chain.refreshSkip(skipAfter, skipFor);
+                }
+                else {
+                    chain.refreshNoSkip();
+                }
+            });
+        }
     }
 
     /**

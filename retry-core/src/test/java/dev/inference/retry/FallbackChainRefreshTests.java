@@ -1,0 +1,65 @@
+package dev.inference.retry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.inference.failure.NetworkException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A chain's skip rule replaced while calls run ({@link FallbackChain#refreshSkip},
+ * {@link FallbackChain#refreshNoSkip}).
+ */
+class FallbackChainRefreshTests {
+
+    private static final RuntimeException EXHAUSTED = new ExhaustedException(3, new NetworkException("reset", null));
+
+    private final FallbackChain chain = FallbackChain.builder("chat").member("openai").member("backup")
+        .skip(3, Duration.ofMinutes(10))
+        .build();
+
+    /** Makes one call in which the first member falls over and the second answers; returns the members called. */
+    private String call() {
+        StringBuilder called = new StringBuilder();
+        FallbackChain.Call call = this.chain.start(FallbackReason::of);
+        for (int member = call.next(); member >= 0; member = call.next()) {
+            called.append(member);
+            if (member == 0) {
+                assertThat(call.fellOver(EXHAUSTED)).isTrue();
+                continue;
+            }
+            call.answered();
+            break;
+        }
+        return called.toString();
+    }
+
+    @Test
+    void aLowerSkipAfterCountsTheFallOversInARowSoFar() {
+        assertThat(call()).isEqualTo("01");
+
+        this.chain.refreshSkip(2, Duration.ofMinutes(10));
+
+        assertThat(call()).isEqualTo("01");
+        assertThat(call()).as("openai skipped after 2 in a row").isEqualTo("1");
+    }
+
+    @Test
+    void removingTheRuleEndsTheSkipsInForce() {
+        this.chain.refreshSkip(1, Duration.ofMinutes(10));
+        assertThat(call()).isEqualTo("01");
+        assertThat(call()).isEqualTo("1");
+
+        this.chain.refreshNoSkip();
+
+        assertThat(call()).isEqualTo("01");
+        assertThat(call()).isEqualTo("01");
+    }
+
+    @Test
+    void anInvalidRuleIsRefusedAsTheBuilderRefusesIt() {
+        assertThatExceptionOfType(ConfigException.class).isThrownBy(() -> this.chain.refreshSkip(0, Duration.ofMinutes(1)))
+            .withMessageContaining("must be at least 1");
+    }
+}
