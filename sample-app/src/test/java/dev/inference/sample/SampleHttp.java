@@ -33,6 +33,12 @@ final class SampleHttp {
         return this.http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
+    HttpResponse<String> post(String path, String json) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build();
+        return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     /** The JSON object of a response body, as maps, lists, strings, numbers and booleans. */
     static Map<String, Object> json(HttpResponse<String> response) {
         return json(response.body());
