@@ -22,7 +22,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * The {@code inferenceretry} actuator endpoint: every retried {@code InferenceClient} bean, lazy ones
  * included, with its name, its effective policy and its delay schedule, as in force now: after a
  * refresh (SPEC §13), the refreshed configuration, and in {@code refresh} when and how the last one
- * ended ({@code null} until the first). A bean that is a
+ * ended (absent, {@code null}, until the first). A bean that is a
  * {@code RetryClient} of the application's own is described by its own name and policy, once it is
  * made. With a cool-down store, each client's provider account is shown with the cool-down in force,
  * if any, and why it was set.
