@@ -139,16 +139,31 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param allowFactoryBeanInit whether a {@code FactoryBean} may be made to tell its product's type
      */
     private void validateClientEntries(boolean allowFactoryBeanInit) {
+        validateClientEntries(this.properties, allowFactoryBeanInit);
+    }
+
+    private void validateClientEntries(InferenceRetryProperties candidate, boolean allowFactoryBeanInit) {
         Set<String> known = new LinkedHashSet<>(this.found);
         this.types.stream()
             .filter((type) -> !type.isRetried())
             .forEach((type) -> known.addAll(beanNamesOf(type.type())));
-        ClientEntries.validate(this.properties, known,
-                (entry) -> isOfUnknownType(entry, allowFactoryBeanInit), kinds());
+        ClientEntries.validate(candidate, known, (entry) -> isOfUnknownType(entry, allowFactoryBeanInit), kinds());
     }
 
     private boolean isEnabled(String beanName) {
-        return ClientEntries.entryFor(this.properties, beanName).map(this.properties.getClients()::get)
+        return isEnabled(this.properties, beanName);
+    }
+
+    /**
+     * Tells whether properties leave a bean's retries on: {@code inference.retry.clients.<name>.enabled}
+     * is not {@code false}.
+     *
+     * @param properties the properties
+     * @param beanName the bean's name
+     * @return {@code true} unless its entry switches it off
+     */
+    static boolean isEnabled(InferenceRetryProperties properties, String beanName) {
+        return ClientEntries.entryFor(properties, beanName).map(properties.getClients()::get)
             .map(InferenceRetryProperties.Client::isEnabled)
             .orElse(true);
     }
@@ -403,11 +418,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @throws InvalidRetryPropertyException as {@link #resolve} throws it, with the same words
      */
     void validateClientEntries(InferenceRetryProperties candidate) {
-        Set<String> known = new LinkedHashSet<>(this.found);
-        this.types.stream()
-            .filter((type) -> !type.isRetried())
-            .forEach((type) -> known.addAll(beanNamesOf(type.type())));
-        ClientEntries.validate(candidate, known, (entry) -> isOfUnknownType(entry, false), kinds());
+        validateClientEntries(candidate, false);
     }
 
     /**

@@ -27,6 +27,7 @@ import org.springframework.boot.context.properties.bind.handler.IgnoreTopLevelCo
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyCaching;
+import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
 
@@ -145,19 +146,24 @@ public final class RetryRefresh {
         return Optional.of(outcome);
     }
 
-    /** Binds the configuration as startup binds it: an unknown key under {@code inference.retry} fails. */
+    /**
+     * Binds the configuration as startup binds it: an unknown key under {@code inference.retry} fails,
+     * unless it comes from the system properties or the environment variables, which Boot forgives too.
+     */
     private InferenceRetryProperties bind() {
         // The names of every property source are mapped once for the whole bind, not once per field.
         try (ConfigurationPropertyCaching.CacheOverride cached = ConfigurationPropertyCaching.get(this.environment)
             .override()) {
             return Binder.get(this.environment)
                 .bindOrCreate("inference.retry", Bindable.of(InferenceRetryProperties.class),
-                        new NoUnboundElementsBindHandler(new IgnoreTopLevelConverterNotFoundBindHandler()));
+                        new NoUnboundElementsBindHandler(new IgnoreTopLevelConverterNotFoundBindHandler(),
+                                new UnboundElementsSourceFilter()));
         }
         catch (BindException ex) {
             FailureAnalysis unknown = new UnknownRetryPropertyFailureAnalyzer().analyze(ex);
             if (unknown != null) {
-                throw new Refused(unknown.getDescription().strip() + " Action: " + Objects.toString(unknown.getAction(), "").strip());
+                throw new Refused(unknown.getDescription().strip() + " Action: "
+                        + Objects.toString(unknown.getAction(), "").strip());
             }
             ConfigurationProperty property = ex.getProperty();
             Throwable cause = ex;
@@ -183,12 +189,13 @@ public final class RetryRefresh {
         names.addAll(made.keySet());
         names.addAll(this.clients.switchedOff());
         for (String name : names) {
-            if (!isEnabled(fresh, name)) {
+            if (!RetriedClients.isEnabled(fresh, name)) {
                 off.add(name);
                 continue;
             }
             try {
-                resolved.put(name, BeanRetrySettings.resolve(name, ClientEntries.entryFor(fresh, name).orElse(null), fresh));
+                String entry = ClientEntries.entryFor(fresh, name).orElse(null);
+                resolved.put(name, BeanRetrySettings.resolve(name, entry, fresh));
             }
             catch (InvalidRetryPropertyException ex) {
                 throw Refused.of(ex.ofKind(this.clients.kind(name)));
@@ -241,7 +248,8 @@ public final class RetryRefresh {
         Map<String, Retrier> made = this.clients.retriers();
         for (String name : this.clients.found()) {
             // Switched off at startup, the bean was left as it is: no retrier of it exists to switch on.
-            if (!made.containsKey(name) && !isEnabled(inForce, name) && isEnabled(fresh, name)) {
+            if (!made.containsKey(name) && !RetriedClients.isEnabled(inForce, name)
+                    && RetriedClients.isEnabled(fresh, name)) {
                 throw restart(clientProperty(fresh, name) + ".enabled", true,
                         "bean '" + name + "' was left unwrapped at startup");
             }
@@ -305,13 +313,6 @@ public final class RetryRefresh {
 
     private static String clientProperty(InferenceRetryProperties properties, String beanName) {
         return PREFIX + "clients." + ClientEntries.entryFor(properties, beanName).orElse(beanName);
-    }
-
-    private static boolean isEnabled(InferenceRetryProperties properties, String beanName) {
-        return ClientEntries.entryFor(properties, beanName)
-            .map(properties.getClients()::get)
-            .map(InferenceRetryProperties.Client::isEnabled)
-            .orElse(true);
     }
 
     @Override

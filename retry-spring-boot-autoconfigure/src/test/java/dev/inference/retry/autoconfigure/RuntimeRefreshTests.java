@@ -243,6 +243,18 @@ class RuntimeRefreshTests {
         }
 
         @Test
+        void aMisspeltKeyIsRefusedAsAtStartup() {
+            runner.run((context) -> {
+                refresh(context, "inference.retry.max-atempts=5");
+
+                RefreshDescriptor last = context.getBean(InferenceRetryEndpoint.class).clients().refresh();
+                assertThat(last).isNotNull();
+                assertThat(last.reason()).contains("Property: inference.retry.max-atempts")
+                    .contains("is not a retry property");
+            });
+        }
+
+        @Test
         void aStoreChangeIsRefusedWithNothingApplied(CapturedOutput output) {
             runner.withPropertyValues("inference.retry.cooldown.store=local").run((context) -> {
                 failing(context);
