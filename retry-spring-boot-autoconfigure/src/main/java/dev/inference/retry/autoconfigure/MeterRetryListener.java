@@ -62,6 +62,12 @@ public final class MeterRetryListener implements PerClientRetryListener {
     /** The name of the counter of failed exchanges with the Redis cool-down store. */
     public static final String COOLDOWN_ERRORS = "inference.retry.cooldown.errors";
 
+    /**
+     * The name of the counter of the runtime refreshes of the configuration, tagged {@code result} ({@code applied},
+     * {@code rejected}); registered with Spring Cloud Context only (SPEC §13).
+     */
+    public static final String REFRESHES = "inference.retry.refresh";
+
     private final MeterRegistry registry;
 
     /** Every client's meters, shared with the listeners {@link #forClient} gives. */

@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure.refresh;
 
+import dev.inference.retry.autoconfigure.MeterRetryListener;
 import dev.inference.retry.autoconfigure.RefreshOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,9 +10,6 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@code rejected}, both registered at 0 so that a dashboard finds them before the first refresh.
  */
 final class RefreshMeters {
-
-    /** The counter's name. */
-    static final String NAME = "inference.retry.refresh";
 
     private final Counter applied;
 
@@ -23,7 +21,7 @@ final class RefreshMeters {
     }
 
     private static Counter counter(MeterRegistry registry, String result) {
-        return Counter.builder(NAME)
+        return Counter.builder(MeterRetryListener.REFRESHES)
             .description("Refreshes of the inference.retry configuration, applied or rejected whole")
             .tag("result", result)
             .register(registry);
