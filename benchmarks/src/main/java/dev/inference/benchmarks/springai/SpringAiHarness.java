@@ -26,7 +26,9 @@ import org.springframework.ai.openai.OpenAiChatModel;
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
- * [--provider openai|anthropic|all] [--quick]}. Prints one Markdown table per provider.
+ * [--provider openai|anthropic|all] [--timeouts] [--quick]}. Prints one Markdown table per provider.
+ * With {@code --timeouts} the starter's models have the three timeouts set (30 s each, never reached), so
+ * that their cost shows against a run without.
  *
  * <p><b>Latency.</b> The two applications ({@link ChatModelContext}) take turns call by call, the one
  * going first changing every time, so that both meet the same interference. A call is timed from
@@ -77,8 +79,8 @@ public final class SpringAiHarness {
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
         try (LoopbackProvider provider = LoopbackProvider.start();
-                ChatModelContext starter = ChatModelContext.start(provider, true);
-                ChatModelContext alone = ChatModelContext.start(provider, false)) {
+                ChatModelContext starter = ChatModelContext.start(provider, true, options.timeouts);
+                ChatModelContext alone = ChatModelContext.start(provider, false, false)) {
             for (String bean : options.beans()) {
                 Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
                         : AnthropicChatModel.class;
@@ -424,6 +426,8 @@ public final class SpringAiHarness {
 
         String provider = "all";
 
+        boolean timeouts;
+
         static Options parse(String[] args) {
             Options options = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -440,9 +444,10 @@ public final class SpringAiHarness {
                     case "--streams" -> options.streams = positive(option, args, ++i);
                     case "--warmup" -> options.warmup = count(option, args, ++i);
                     case "--provider" -> options.provider = value(option, args, ++i);
+                    case "--timeouts" -> options.timeouts = true;
                     default -> throw new IllegalArgumentException("Unknown option " + option
                             + "; the options are --calls N, --streams N, --warmup N, "
-                            + "--provider openai|anthropic|all and --quick");
+                            + "--provider openai|anthropic|all, --timeouts and --quick");
                 }
             }
             options.beans();
@@ -492,8 +497,8 @@ public final class SpringAiHarness {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
-                    + "rounds of %d", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock);
+                    + "rounds of %d%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
+                    this.allocationBlock, this.timeouts ? ", the starter's timeouts set" : "");
         }
     }
 }
