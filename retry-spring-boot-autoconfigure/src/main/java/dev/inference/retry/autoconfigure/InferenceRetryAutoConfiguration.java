@@ -51,8 +51,8 @@ public final class InferenceRetryAutoConfiguration {
     }
 
     /**
-     * The one timer of the retried beans' timeouts: a daemon thread started by the first attempt
-     * timed, stopped with the context.
+     * The one timer of the retried beans' timeouts and of the Spring AI models' waits: a daemon thread
+     * started by the first task, stopped with the context.
      */
     @Bean
     RetryTimer inferenceRetryTimer() {
