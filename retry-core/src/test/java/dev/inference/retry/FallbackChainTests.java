@@ -208,21 +208,6 @@ class FallbackChainTests {
     }
 
     @Nested
-    class Scope {
-
-        @Test
-        void staysActiveAfterANestedCallEnds() {
-            boolean active = FallbackScope.call(() -> {
-                FallbackScope.call(() -> null);
-                return FallbackScope.isActive();
-            });
-
-            assertThat(active).isTrue();
-            assertThat(FallbackScope.isActive()).isFalse();
-        }
-    }
-
-    @Nested
     class CoolingDown {
 
         @Test

@@ -88,17 +88,7 @@ class RetryClientFallbackContextTests {
     }
 
     @Test
-    void givesUpInsteadOfWaitingWithinAFallbackScope() {
-        ScriptedClient inner = ScriptedClient.script()
-            .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)));
-
-        assertThatExceptionOfType(CoolingDownException.class)
-            .isThrownBy(() -> FallbackScope.call(() -> client(inner).invoke(REQUEST, CallContext.background())));
-        assertThat(FallbackScope.isActive()).isFalse();
-    }
-
-    @Test
-    void waitsForTheRetryAfterOutsideAFallbackScope() {
+    void waitsForTheRetryAfterWithoutAFallback() {
         ScriptedClient inner = ScriptedClient.script()
             .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)))
             .thenRespond("ok");
