@@ -36,8 +36,7 @@ import org.jspecify.annotations.Nullable;
  * <li>when no member is left, throws a {@link FallbackExhaustedException}.</li>
  * </ol>
  * Each fall-over is logged once at WARN (the chain, the member, the reason and the failure's
- * message) and told to the listeners; a member passed over for a skip is logged at DEBUG, as it
- * happens on every call while it is skipped.
+ * message, or for a skipped member what skips it and until when) and told to the listeners.
  *
  * <p>Trap: a member's attempts are counted from its failure ({@link ExhaustedException#attempts()},
  * {@link CoolingDownException#attempts()}); a failure that carries no count, such as a 401, counts as
@@ -168,8 +167,19 @@ public final class FallbackChain {
         if (this.skipAfter > 0 && member.inARow.incrementAndGet() >= this.skipAfter) {
             member.skippedUntil = this.clock.instant().plus(this.skipFor);
         }
+        tellFellOver(member, reason, failure, failure.getMessage());
+    }
+
+    private void skipped(int index) {
+        Member member = this.members.get(index);
+        tellFellOver(member, FallbackReason.SKIPPED, null, whySkipped(member));
+    }
+
+    /** Logs a fall-over once at WARN, with why it happened, and tells the listeners. */
+    private void tellFellOver(Member member, FallbackReason reason, @Nullable RuntimeException failure,
+            @Nullable String why) {
         logger.log(Level.WARNING, () -> "Fallback chain '" + this.name + "' fell over from member '" + member.name()
-                + "' (" + reason.tag() + "): " + failure.getMessage());
+                + "' (" + reason.tag() + "): " + why);
         FallbackEvent event = new FallbackEvent(this.name, member.name(), reason, failure);
         for (FallbackListener listener : this.listeners) {
             try {
@@ -181,18 +191,17 @@ public final class FallbackChain {
         }
     }
 
-    private void skipped(int index) {
-        Member member = this.members.get(index);
-        logger.log(Level.DEBUG, () -> "Fallback chain '" + this.name + "' skipped member '" + member.name() + "'");
-        FallbackEvent event = new FallbackEvent(this.name, member.name(), FallbackReason.SKIPPED, null);
-        for (FallbackListener listener : this.listeners) {
-            try {
-                listener.fellOver(event);
-            }
-            catch (RuntimeException ex) {
-                logger.log(Level.WARNING, () -> "FallbackListener " + listener + " threw from fellOver", ex);
-            }
+    /** What holds a skipped member, and until when: the skip-after rule, a cool-down of its account, or both. */
+    private String whySkipped(Member member) {
+        Instant now = this.clock.instant();
+        Instant until = member.skippedUntil;
+        Duration cooling = member.cooling();
+        String held = (until != null && now.isBefore(until)) ? "skip-after holds it until " + until : null;
+        String cooled = cooling.isZero() ? null : "its provider account cools down until " + now.plus(cooling);
+        if (held == null) {
+            return (cooled != null) ? cooled : "it was held as the call started";
         }
+        return (cooled != null) ? held + ", and " + cooled : held;
     }
 
     private void tell(FallbackCallEvent event) {
