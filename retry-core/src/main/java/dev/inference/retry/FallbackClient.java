@@ -94,24 +94,7 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public InferenceResponse invoke(InferenceRequest request, CallContext context) {
-        Objects.requireNonNull(request, "request must not be null");
-        Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<InferenceResponse>() {
-
-            @Override
-            public InferenceResponse call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).invoke(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from invoke");
-            }
-
-            @Override
-            public InferenceResponse answered(InferenceResponse response, int earlierAttempts) {
-                return (earlierAttempts == 0) ? response
-                        : response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
-            }
-        });
+        return call(Step.INVOKE, request, context);
     }
 
     /**
@@ -124,21 +107,23 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public StreamReader stream(InferenceRequest request, CallContext context) {
+        return call(Step.STREAM, request, context);
+    }
+
+    private <T> T call(Step<T> step, InferenceRequest request, CallContext context) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<StreamReader>() {
+        return this.chain.call(new FallbackChain.Members<T>() {
 
             @Override
-            public StreamReader call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).stream(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from stream");
+            public T call(int index, boolean hasFallback) {
+                return step.call(FallbackClient.this.members.get(index), requestFor(index, request),
+                        hasFallback ? context.withFallback() : context);
             }
 
             @Override
-            public StreamReader answered(StreamReader reader, int earlierAttempts) {
-                return (earlierAttempts == 0) ? reader : StampedStreamReader.addingEarlier(reader, earlierAttempts);
+            public T answered(T result, int earlierAttempts) {
+                return (earlierAttempts == 0) ? result : step.addingEarlier(result, earlierAttempts);
             }
         });
     }
@@ -151,6 +136,42 @@ public final class FallbackClient implements InferenceClient {
     @Override
     public String toString() {
         return "FallbackClient[name=" + this.chain.name() + ", members=" + this.chain.members() + "]";
+    }
+
+    /** One kind of call of a member: how to make it and how to add the earlier members' attempts to its result. */
+    private abstract static class Step<T> {
+
+        static final Step<InferenceResponse> INVOKE = new Step<>() {
+
+            @Override
+            InferenceResponse call(InferenceClient member, InferenceRequest request, CallContext context) {
+                return Objects.requireNonNull(member.invoke(request, context),
+                        "A member of the fallback chain returned null from invoke");
+            }
+
+            @Override
+            InferenceResponse addingEarlier(InferenceResponse response, int earlierAttempts) {
+                return response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
+            }
+        };
+
+        static final Step<StreamReader> STREAM = new Step<>() {
+
+            @Override
+            StreamReader call(InferenceClient member, InferenceRequest request, CallContext context) {
+                return Objects.requireNonNull(member.stream(request, context),
+                        "A member of the fallback chain returned null from stream");
+            }
+
+            @Override
+            StreamReader addingEarlier(StreamReader reader, int earlierAttempts) {
+                return StampedStreamReader.addingEarlier(reader, earlierAttempts);
+            }
+        };
+
+        abstract T call(InferenceClient member, InferenceRequest request, CallContext context);
+
+        abstract T addingEarlier(T result, int earlierAttempts);
     }
 
     /**
