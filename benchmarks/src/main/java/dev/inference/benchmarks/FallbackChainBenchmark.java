@@ -4,7 +4,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.retry.FallbackClient;
+import dev.inference.retry.fallback.FallbackClient;
 import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;

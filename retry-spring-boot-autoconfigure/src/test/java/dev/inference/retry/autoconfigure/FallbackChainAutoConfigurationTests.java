@@ -8,7 +8,7 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.HttpStatusException;
-import dev.inference.retry.FallbackClient;
+import dev.inference.retry.fallback.FallbackClient;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
 import dev.inference.retry.autoconfigure.fallback.FallbackMemberKind;

@@ -9,7 +9,7 @@ import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.CooldownStore;
-import dev.inference.retry.FallbackClient;
+import dev.inference.retry.fallback.FallbackClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;

@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.FallbackChain;
+import dev.inference.retry.fallback.FallbackChain;
 import dev.inference.retry.FallbackExhaustedException;
-import dev.inference.retry.FallbackReason;
+import dev.inference.retry.fallback.FallbackReason;
 import dev.inference.retry.springai.exchange.FallbackMark;
 import java.util.ArrayList;
 import java.util.Collections;

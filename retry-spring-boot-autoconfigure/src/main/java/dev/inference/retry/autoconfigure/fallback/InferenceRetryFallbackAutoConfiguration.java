@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.retry.CooldownStore;
-import dev.inference.retry.FallbackListener;
+import dev.inference.retry.fallback.FallbackListener;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProperties;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,10 +1,15 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.StampedStreamReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +38,8 @@ import org.jspecify.annotations.Nullable;
  * {@code skip-after} rule. Immutable and thread-safe.
  */
 public final class FallbackClient implements InferenceClient {
+
+    private static final Supplier<Duration> NEVER_COOLING = () -> Duration.ZERO;
 
     private final FallbackChain chain;
 
@@ -68,11 +75,13 @@ public final class FallbackClient implements InferenceClient {
      * @return the probe the chain asks on every call
      */
     public static Supplier<Duration> coolingOf(InferenceClient client) {
-        if (client instanceof RetryClient retrying && retrying.retrier().cooldownStore().isPresent()) {
+        if (client instanceof RetryClient retrying) {
             Retrier retrier = retrying.retrier();
-            return retrier::cooldownRemaining;
+            String key = retrier.cooldownKey();
+            return retrier.cooldownStore().<Supplier<Duration>>map((store) -> () -> store.remaining(key))
+                .orElse(NEVER_COOLING);
         }
-        return () -> Duration.ZERO;
+        return NEVER_COOLING;
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.fixtures.CapturedLog;
 import dev.inference.fixtures.MutableClock;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,5 +1,10 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Retrier;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,10 +29,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A call, in this order:
  * <ol>
  * <li>passes over every member that is <em>skipped</em>: one whose provider account is cooling down
- * (the member's cooling probe, such as its {@link CooldownStore}), or that the {@code skip-after}
- * rule holds (it fell over on that many calls in a row; it is then skipped for {@code skip-for},
- * after which the next call tries it again, and a success ends the skipping). When every member is
- * skipped as the call starts, it calls the one whose skip ends first, which waits as it would alone;</li>
+ * (the member's cooling probe, such as its retrier's {@linkplain Retrier#cooldownStore() cool-down
+ * store}), or that the {@code skip-after} rule holds (it fell over on that many calls in a row; it is
+ * then skipped for {@code skip-for}, after which the next call tries it again, and a success ends the
+ * skipping). When every member is skipped as the call starts, it calls the one whose skip ends first,
+ * which waits as it would alone;</li>
  * <li>calls a member with the word that it has a fallback when a later member is not skipped, so
  * that a member that comes to wait for a {@code Retry-After} or a cool-down gives up with a
  * {@link CoolingDownException} instead of waiting;</li>
@@ -560,8 +566,8 @@ public final class FallbackChain {
          *
          * @param name the member's name, such as its bean name
          * @param cooling how long the member's provider account still cools down, such as the
-         *     remaining time its {@link CooldownStore} gives; {@link Duration#ZERO} when it does not.
-         *     Asked on every call, so it must answer from memory
+         *     remaining time its retrier's {@linkplain Retrier#cooldownStore() cool-down store} gives;
+         *     {@link Duration#ZERO} when it does not. Asked on every call, so it must answer from memory
          * @return this builder
          * @throws NullPointerException if an argument is {@code null}
          * @throws ConfigException if the chain already has a member of that name
