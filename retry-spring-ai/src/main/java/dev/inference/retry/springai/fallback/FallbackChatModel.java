@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.fallback.FallbackChain;
 import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.fallback.FallbackChain;
 import dev.inference.retry.fallback.FallbackReason;
 import dev.inference.retry.springai.exchange.FallbackMark;
 import java.util.ArrayList;
