@@ -118,7 +118,7 @@ public final class RetryExecution {
     RetryExecution(Retrier retrier, Operation operation, CallContext context) {
         this.retrier = retrier;
         this.operation = operation;
-        this.context = FallbackScope.isActive() ? context.withFallback() : context;
+        this.context = context;
     }
 
     /**

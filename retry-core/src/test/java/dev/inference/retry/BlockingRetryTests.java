@@ -18,6 +18,7 @@ import dev.inference.fixtures.RecordingListener.Delayed;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.fixtures.VirtualSleeper;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -21,6 +21,7 @@ import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.ScriptedReader;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
+import dev.inference.fixtures.VirtualSleeper;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

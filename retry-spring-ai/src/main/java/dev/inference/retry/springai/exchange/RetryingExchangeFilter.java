@@ -96,7 +96,9 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         return Mono.deferContextual((view) -> {
-            CallContext call = view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background());
+            // A fallback chain's member gives up rather than wait for a Retry-After, on any thread (see FallbackMark).
+            CallContext call = FallbackMark.mark(view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background()),
+                    view);
             Mono<ClientResponse> exchange = withFirstTokenTimeout(Mono.defer(() -> next.exchange(request))
                 .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
                 .flatMap(this::established));

@@ -7,7 +7,6 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.FallbackScope;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.ShutdownSignal;
@@ -134,7 +133,7 @@ public final class RetryingExchanges<R> {
             attempts = new BlockingExchange(
                     (attempt) -> attemptTimed(outgoing, operation, cancellable, attempt, timeout.get()));
         }
-        return this.blocking.call(operation, CallContext.background(), attempts).response();
+        return this.blocking.call(operation, FallbackMark.mark(CallContext.background()), attempts).response();
     }
 
     /**
@@ -189,8 +188,8 @@ public final class RetryingExchanges<R> {
             context = registered.get();
         }
         else {
-            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
-            context = FallbackScope.isActive() ? CallContext.cancellable().withFallback() : CallContext.cancellable();
+            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackMark).
+            context = FallbackMark.mark(CallContext.cancellable());
         }
         return new AsyncExchange<>(this, outgoing, transport, operationOf(outgoing), context).start();
     }

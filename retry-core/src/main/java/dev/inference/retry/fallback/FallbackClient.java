@@ -1,10 +1,15 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.StampedStreamReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +38,8 @@ import org.jspecify.annotations.Nullable;
  * {@code skip-after} rule. Immutable and thread-safe.
  */
 public final class FallbackClient implements InferenceClient {
+
+    private static final Supplier<Duration> NEVER_COOLING = () -> Duration.ZERO;
 
     private final FallbackChain chain;
 
@@ -68,11 +75,13 @@ public final class FallbackClient implements InferenceClient {
      * @return the probe the chain asks on every call
      */
     public static Supplier<Duration> coolingOf(InferenceClient client) {
-        if (client instanceof RetryClient retrying && retrying.retrier().cooldownStore().isPresent()) {
+        if (client instanceof RetryClient retrying) {
             Retrier retrier = retrying.retrier();
-            return retrier::cooldownRemaining;
+            String key = retrier.cooldownKey();
+            return retrier.cooldownStore().<Supplier<Duration>>map((store) -> () -> store.remaining(key))
+                .orElse(NEVER_COOLING);
         }
-        return () -> Duration.ZERO;
+        return NEVER_COOLING;
     }
 
     /**
@@ -94,24 +103,7 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public InferenceResponse invoke(InferenceRequest request, CallContext context) {
-        Objects.requireNonNull(request, "request must not be null");
-        Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<InferenceResponse>() {
-
-            @Override
-            public InferenceResponse call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).invoke(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from invoke");
-            }
-
-            @Override
-            public InferenceResponse answered(InferenceResponse response, int earlierAttempts) {
-                return (earlierAttempts == 0) ? response
-                        : response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
-            }
-        });
+        return call(Step.INVOKE, request, context);
     }
 
     /**
@@ -124,21 +116,23 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public StreamReader stream(InferenceRequest request, CallContext context) {
+        return call(Step.STREAM, request, context);
+    }
+
+    private <T> T call(Step<T> step, InferenceRequest request, CallContext context) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<StreamReader>() {
+        return this.chain.call(new FallbackChain.Members<T>() {
 
             @Override
-            public StreamReader call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).stream(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from stream");
+            public T call(int index, boolean hasFallback) {
+                return step.call(FallbackClient.this.members.get(index), requestFor(index, request),
+                        hasFallback ? context.withFallback() : context);
             }
 
             @Override
-            public StreamReader answered(StreamReader reader, int earlierAttempts) {
-                return (earlierAttempts == 0) ? reader : StampedStreamReader.addingEarlier(reader, earlierAttempts);
+            public T answered(T result, int earlierAttempts) {
+                return (earlierAttempts == 0) ? result : step.addingEarlier(result, earlierAttempts);
             }
         });
     }
@@ -151,6 +145,42 @@ public final class FallbackClient implements InferenceClient {
     @Override
     public String toString() {
         return "FallbackClient[name=" + this.chain.name() + ", members=" + this.chain.members() + "]";
+    }
+
+    /** One kind of call of a member: how to make it and how to add the earlier members' attempts to its result. */
+    private abstract static class Step<T> {
+
+        static final Step<InferenceResponse> INVOKE = new Step<>() {
+
+            @Override
+            InferenceResponse call(InferenceClient member, InferenceRequest request, CallContext context) {
+                return Objects.requireNonNull(member.invoke(request, context),
+                        "A member of the fallback chain returned null from invoke");
+            }
+
+            @Override
+            InferenceResponse addingEarlier(InferenceResponse response, int earlierAttempts) {
+                return response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
+            }
+        };
+
+        static final Step<StreamReader> STREAM = new Step<>() {
+
+            @Override
+            StreamReader call(InferenceClient member, InferenceRequest request, CallContext context) {
+                return Objects.requireNonNull(member.stream(request, context),
+                        "A member of the fallback chain returned null from stream");
+            }
+
+            @Override
+            StreamReader addingEarlier(StreamReader reader, int earlierAttempts) {
+                return StampedStreamReader.addingEarlier(reader, earlierAttempts);
+            }
+        };
+
+        abstract T call(InferenceClient member, InferenceRequest request, CallContext context);
+
+        abstract T addingEarlier(T result, int earlierAttempts);
     }
 
     /**
