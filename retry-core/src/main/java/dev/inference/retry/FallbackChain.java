@@ -1,5 +1,6 @@
 package dev.inference.retry;
 
+import dev.inference.retry.cooldown.CooldownStore;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;

@@ -19,6 +19,7 @@ import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.ScriptedReader;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
