@@ -253,31 +253,30 @@ class AsyncRetryTests {
     @Nested
     class OutcomesNotDecided {
 
+        /** Ends the only attempt as {@code end} says, then checks the call ends with {@code thrown}, untold. */
+        private void endsTheCallAsItIsUntold(Throwable thrown, Consumer<AsyncRetry.Attempt<String>> end) {
+            then(end);
+
+            assertThat(failureOf(call())).isSameAs(thrown);
+            assertThat(listener.calls()).isEmpty();
+        }
+
         @Test
         void anErrorEndsTheCallAsItIsUntoldToTheListeners() {
             AssertionError bug = new AssertionError("a bug in the transport");
-            then((attempt) -> attempt.failed(bug));
-
-            assertThat(failureOf(call())).isSameAs(bug);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(bug, (attempt) -> attempt.failed(bug));
         }
 
         @Test
         void aCheckedExceptionEndsTheCallAsItIs() {
             IOException checked = new IOException("closed");
-            then((attempt) -> attempt.failed(checked));
-
-            assertThat(failureOf(call())).isSameAs(checked);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(checked, (attempt) -> attempt.failed(checked));
         }
 
         @Test
         void anAbandonedAttemptEndsTheCallWithItsCauseUndecided() {
             IllegalStateException readFailed = new IllegalStateException("the body could not be read");
-            then((attempt) -> attempt.abandoned(readFailed));
-
-            assertThat(failureOf(call())).isSameAs(readFailed);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(readFailed, (attempt) -> attempt.abandoned(readFailed));
         }
 
         @Test
