@@ -10,6 +10,7 @@ import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.VirtualSleeper;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,7 @@ import dev.inference.retry.CoolingDownException;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.FallbackExhaustedException;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.CooldownStore;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.cooldown.CooldownStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.LazyInitializationExcludeFilter;
