@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -103,7 +104,8 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public InferenceResponse invoke(InferenceRequest request, CallContext context) {
-        return call(Step.INVOKE, request, context);
+        return call(request, context, "invoke", InferenceClient::invoke,
+                (response, earlier) -> response.withAttempts(Math.max(1, response.attempts()) + earlier));
     }
 
     /**
@@ -116,23 +118,30 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public StreamReader stream(InferenceRequest request, CallContext context) {
-        return call(Step.STREAM, request, context);
+        return call(request, context, "stream", InferenceClient::stream, StampedStreamReader::addingEarlier);
     }
 
-    private <T> T call(Step<T> step, InferenceRequest request, CallContext context) {
+    /**
+     * Walks the members for one kind of call: {@code kind} makes a member's call ({@code what} names it
+     * in the message when a member returns {@code null}), {@code addingEarlier} adds the attempts of
+     * the members that fell over to the answering member's result.
+     */
+    private <T> T call(InferenceRequest request, CallContext context, String what, MemberCall<T> kind,
+            BiFunction<T, Integer, T> addingEarlier) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
         return this.chain.call(new FallbackChain.Members<T>() {
 
             @Override
             public T call(int index, boolean hasFallback) {
-                return step.call(FallbackClient.this.members.get(index), requestFor(index, request),
-                        hasFallback ? context.withFallback() : context);
+                return Objects.requireNonNull(kind.call(FallbackClient.this.members.get(index),
+                        requestFor(index, request), hasFallback ? context.withFallback() : context),
+                        () -> "A member of the fallback chain returned null from " + what);
             }
 
             @Override
             public T answered(T result, int earlierAttempts) {
-                return (earlierAttempts == 0) ? result : step.addingEarlier(result, earlierAttempts);
+                return (earlierAttempts == 0) ? result : addingEarlier.apply(result, earlierAttempts);
             }
         });
     }
@@ -147,40 +156,11 @@ public final class FallbackClient implements InferenceClient {
         return "FallbackClient[name=" + this.chain.name() + ", members=" + this.chain.members() + "]";
     }
 
-    /** One kind of call of a member: how to make it and how to add the earlier members' attempts to its result. */
-    private abstract static class Step<T> {
+    /** A member's call of one kind: {@link InferenceClient#invoke} or {@link InferenceClient#stream}. */
+    @FunctionalInterface
+    private interface MemberCall<T> {
 
-        static final Step<InferenceResponse> INVOKE = new Step<>() {
-
-            @Override
-            InferenceResponse call(InferenceClient member, InferenceRequest request, CallContext context) {
-                return Objects.requireNonNull(member.invoke(request, context),
-                        "A member of the fallback chain returned null from invoke");
-            }
-
-            @Override
-            InferenceResponse addingEarlier(InferenceResponse response, int earlierAttempts) {
-                return response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
-            }
-        };
-
-        static final Step<StreamReader> STREAM = new Step<>() {
-
-            @Override
-            StreamReader call(InferenceClient member, InferenceRequest request, CallContext context) {
-                return Objects.requireNonNull(member.stream(request, context),
-                        "A member of the fallback chain returned null from stream");
-            }
-
-            @Override
-            StreamReader addingEarlier(StreamReader reader, int earlierAttempts) {
-                return StampedStreamReader.addingEarlier(reader, earlierAttempts);
-            }
-        };
-
-        abstract T call(InferenceClient member, InferenceRequest request, CallContext context);
-
-        abstract T addingEarlier(T result, int earlierAttempts);
+        T call(InferenceClient member, InferenceRequest request, CallContext context);
     }
 
     /**
