@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code retry-core} is plain Java: nothing in it imports Spring, Micrometer or Reactor, and it
  * depends on nothing but the JDK and JSpecify; in particular never on the modules built on it, such as
- * the Redis cool-down store's.
+ * the Redis cool-down store's. Within it, the retries never need the fallback chains built on them.
  */
 class CoreArchitectureTests {
 
-    private static final String[] CORE = { "dev.inference.client", "dev.inference.failure", "dev.inference.retry" };
+    private static final String[] CORE = { "dev.inference.client", "dev.inference.failure", "dev.inference.retry",
+            "dev.inference.retry.cooldown", "dev.inference.retry.fallback" };
 
     // Dependencies are judged by name: resolving the JDK's classes from the class path only costs time.
     private static final JavaClasses core = ArchConfiguration.withThreadLocalScope((configuration) -> {
@@ -47,13 +48,28 @@ class CoreArchitectureTests {
     void coreDependsOnlyOnTheJdkJSpecifyAndItself() {
         classes().should()
             .onlyDependOnClassesThat()
-            .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2])
+            .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2], CORE[3], CORE[4])
+            .check(core);
+    }
+
+    @Test
+    void coolDownStoresNeverNeedTheRetryLoopThatUsesThem() {
+        noClasses().that().resideInAPackage("dev.inference.retry.cooldown")
+            .should().dependOnClassesThat().resideInAPackage("dev.inference.retry")
             .check(core);
     }
 
     @Test
     void coreNeverNeedsTheRedisCooldownStoresModule() {
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.inference.retry.cooldown.redis..").check(core);
+    }
+
+    @Test
+    void theRetryPackageNeverNeedsTheFallbackChains() {
+        noClasses().that().resideInAPackage("dev.inference.retry").should().dependOnClassesThat()
+            .resideInAPackage("dev.inference.retry.fallback..")
+            .because("a chain is built on retried clients, never the other way round")
+            .check(core);
     }
 
     @Test

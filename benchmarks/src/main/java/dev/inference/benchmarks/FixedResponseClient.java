@@ -1,16 +1,14 @@
 package dev.inference.benchmarks;
 
 import dev.inference.client.CallContext;
-import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.client.StreamReader;
 
 /**
  * The trivial call every success-path benchmark wraps: returns one preallocated response, so that
  * whatever a benchmark allocates beyond it is the retry library's.
  */
-final class FixedResponseClient implements InferenceClient {
+final class FixedResponseClient implements InvokeOnlyClient {
 
     private final InferenceResponse response;
 
@@ -31,15 +29,5 @@ final class FixedResponseClient implements InferenceClient {
     @Override
     public InferenceResponse invoke(InferenceRequest request, CallContext context) {
         return this.response;
-    }
-
-    /**
-     * Not measured.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public StreamReader stream(InferenceRequest request, CallContext context) {
-        throw new UnsupportedOperationException("The benchmarks measure invoke only");
     }
 }

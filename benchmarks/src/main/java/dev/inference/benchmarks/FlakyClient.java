@@ -1,10 +1,8 @@
 package dev.inference.benchmarks;
 
 import dev.inference.client.CallContext;
-import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
 
 /**
@@ -16,7 +14,7 @@ import dev.inference.failure.NetworkException;
  * same for every library) does not hide the cost of the retry itself. Not thread-safe: one instance
  * per benchmark thread.
  */
-final class FlakyClient implements InferenceClient {
+final class FlakyClient implements InvokeOnlyClient {
 
     private final int failures;
 
@@ -55,15 +53,5 @@ final class FlakyClient implements InferenceClient {
         }
         this.failed = 0;
         return this.response;
-    }
-
-    /**
-     * Not measured.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public StreamReader stream(InferenceRequest request, CallContext context) {
-        throw new UnsupportedOperationException("The benchmarks measure invoke only");
     }
 }

@@ -10,6 +10,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.Timeouts;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
 import io.github.resilience4j.retry.Retry;
@@ -18,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -69,6 +71,9 @@ public class SuccessPathBenchmark {
 
     private static final int MAX_ATTEMPTS = 3;
 
+    /** Long enough never to pass during a call: what is measured is arming and disarming the timer. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
     private final InferenceRequest request = InferenceRequest.of("bench-model", "Hello");
 
     private final CallContext context = CallContext.background();
@@ -82,6 +87,8 @@ public class SuccessPathBenchmark {
     private InferenceClient retryClientWithMetrics;
 
     private InferenceClient retryClientWithBudget;
+
+    private InferenceClient retryClientWithTimeouts;
 
     private final AttemptEvent success = new AttemptEvent(StarterContext.CLIENT, Operation.INVOKE, 1, null, false);
 
@@ -105,6 +112,9 @@ public class SuccessPathBenchmark {
                 .build());
         this.retryClientWithBudget = RetryClient.of(this.inner, Retriers.retrier(MAX_ATTEMPTS)
                 .budget(RetryBudget.of(10, new BigDecimal("0.1")))
+                .build());
+        this.retryClientWithTimeouts = RetryClient.of(this.inner, Retriers.retrier(MAX_ATTEMPTS)
+                .timeouts(Timeouts.none().withAttempt(TIMEOUT).withFirstToken(TIMEOUT).withStreamIdle(TIMEOUT))
                 .build());
         this.successMeter = new MeterRetryListener(new SimpleMeterRegistry(), List.of()).forClient(StarterContext.CLIENT);
         this.resilience4j = Retriers.resilience4j(MAX_ATTEMPTS);
@@ -131,6 +141,17 @@ public class SuccessPathBenchmark {
     @Benchmark
     public void retryClient(Blackhole blackhole) {
         blackhole.consume(this.retryClient.invoke(this.request, this.context));
+    }
+
+    /**
+     * {@code RetryClient} without listeners, with the three timeouts set: each attempt gets a context of
+     * its own and a timer task, cancelled when the attempt ends.
+     *
+     * @param blackhole sinks the response
+     */
+    @Benchmark
+    public void retryClientWithTimeouts(Blackhole blackhole) {
+        blackhole.consume(this.retryClientWithTimeouts.invoke(this.request, this.context));
     }
 
     /**

@@ -1,10 +1,8 @@
 package dev.inference.benchmarks;
 
 import dev.inference.client.CallContext;
-import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
-import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.Policy;
@@ -27,25 +25,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Measures what JMH's averages cannot: how long a {@link RetryClient} waiting out a long backoff
- * takes to give up once its {@link CallContext} is cancelled from another thread, and how closely
- * {@link dev.inference.retry.Sleeper#system()} keeps to the delay it is asked to wait.
+ * takes to give up once its {@link CallContext} is cancelled from another thread (the
+ * {@linkplain #wakeUps wake-up latency}, beside the floor the operating system sets, on a platform
+ * thread and, on Java 21 or newer, a virtual one), and how closely
+ * {@link dev.inference.retry.Sleeper#system()} keeps to the delay it is asked to wait
+ * ({@linkplain #waitAccuracy wait accuracy}).
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.WaitHarness [samples]}. Prints Markdown tables of percentiles.
  *
- * <p><b>Cancellation wake-up.</b> A waiter thread calls a client whose first attempt fails and whose
- * backoff is 30 seconds. Once the waiter is parked in that wait, the main thread reads
- * {@link System#nanoTime()} and calls {@link CallContext#cancel()}; the waiter reads the clock again
- * as soon as the call has thrown its {@link CancellationException}. The difference is the wake-up
- * latency: unparking, rescheduling, building the exception and unwinding. The same is measured for a
- * bare {@link LockSupport#parkNanos} and {@link LockSupport#unpark} pair, the floor that the
- * operating system sets, alternating sample by sample with the retry call so that both meet the same
- * interference; and, on Java 21 or newer, again with the waiter on a virtual thread.
- *
- * <p><b>Wait accuracy.</b> A client whose first attempt fails waits once with the policy's delay
- * (jittered); the harness compares the time from the listener's
- * {@link RetryListener#retryScheduled} to the start of the second attempt with the delay announced
- * there, for a cancellable context and the background context (both park).
+ * <p>Trap: both are real-time measurements, disturbed by anything else the machine runs; run it on an
+ * idle machine.
  */
 public final class WaitHarness {
 
@@ -155,8 +145,14 @@ public final class WaitHarness {
     }
 
     /**
-     * Measures the floor ({@link ParkedWait}) and the retry call ({@link RetryWait}) alternately on
-     * one waiter thread, so that both meet the same interference from the rest of the machine.
+     * Measures the cancellation wake-up: a waiter thread calls a client whose first attempt fails and
+     * whose backoff is 30 seconds; once the waiter is parked in that wait, the main thread reads
+     * {@link System#nanoTime()} and calls {@link CallContext#cancel()}, and the waiter reads the clock
+     * again as soon as the call has thrown its {@link CancellationException}. The difference is the
+     * latency: unparking, rescheduling, building the exception and unwinding. The floor, a bare
+     * {@link LockSupport#parkNanos} and {@link LockSupport#unpark} pair ({@link ParkedWait}), and the
+     * retry call ({@link RetryWait}) alternate sample by sample on one waiter thread, so that both meet
+     * the same interference from the rest of the machine.
      *
      * @return the latencies in nanoseconds: the floor's at index 0, the retry call's at index 1
      */
@@ -230,6 +226,14 @@ public final class WaitHarness {
         }
     }
 
+    /**
+     * Measures the wait accuracy: a client whose first attempt fails waits once with the policy's
+     * delay (jittered); the time from the listener's {@link RetryListener#retryScheduled} to the start
+     * of the second attempt is compared with the delay announced there, for a cancellable context or
+     * the background context (both park).
+     *
+     * @return how much longer than announced each wait lasted, in nanoseconds
+     */
     private static long[] waitAccuracy(Duration delay, int samples, boolean cancellable) {
         TimedClient inner = new TimedClient();
         long[] scheduled = new long[1];
@@ -276,7 +280,7 @@ public final class WaitHarness {
     }
 
     /** Fails every attempt with a retryable failure. */
-    private static final class FailingClient implements InferenceClient {
+    private static final class FailingClient implements InvokeOnlyClient {
 
         private final NetworkException failure = new NetworkException("connection reset by the harness", null);
 
@@ -284,15 +288,10 @@ public final class WaitHarness {
         public InferenceResponse invoke(InferenceRequest request, CallContext context) {
             throw this.failure;
         }
-
-        @Override
-        public StreamReader stream(InferenceRequest request, CallContext context) {
-            throw new UnsupportedOperationException("The harness measures invoke only");
-        }
     }
 
     /** Fails every other attempt, and notes when each successful attempt started. */
-    private static final class TimedClient implements InferenceClient {
+    private static final class TimedClient implements InvokeOnlyClient {
 
         private final NetworkException failure = new NetworkException("connection reset by the harness", null);
 
@@ -311,11 +310,6 @@ public final class WaitHarness {
             this.succeededAt = System.nanoTime();
             this.failNext = true;
             return this.response;
-        }
-
-        @Override
-        public StreamReader stream(InferenceRequest request, CallContext context) {
-            throw new UnsupportedOperationException("The harness measures invoke only");
         }
     }
 }

@@ -7,16 +7,26 @@ import java.util.Objects;
  *
  * <p>Decorators pass the very same instance to every attempt; nothing ever rewrites or replays a
  * request body.
+ *
+ * @param model the provider's model identifier, never blank
+ * @param input the prompt or message content, possibly empty
  */
-public final class InferenceRequest {
+public record InferenceRequest(String model, String input) {
 
-    private final String model;
-
-    private final String input;
-
-    private InferenceRequest(String model, String input) {
-        this.model = model;
-        this.input = input;
+    /**
+     * Validates the request; {@link #of} is the usual way to make one.
+     *
+     * @param model the provider's model identifier; must not be blank
+     * @param input the prompt or message content; may be empty
+     * @throws NullPointerException if either argument is {@code null}
+     * @throws IllegalArgumentException if {@code model} is blank
+     */
+    public InferenceRequest {
+        Objects.requireNonNull(model, "model must not be null");
+        Objects.requireNonNull(input, "input must not be null");
+        if (model.isBlank()) {
+            throw new IllegalArgumentException("model must not be blank");
+        }
     }
 
     /**
@@ -29,41 +39,7 @@ public final class InferenceRequest {
      * @throws IllegalArgumentException if {@code model} is blank
      */
     public static InferenceRequest of(String model, String input) {
-        Objects.requireNonNull(model, "model must not be null");
-        Objects.requireNonNull(input, "input must not be null");
-        if (model.isBlank()) {
-            throw new IllegalArgumentException("model must not be blank");
-        }
         return new InferenceRequest(model, input);
-    }
-
-    /**
-     * Returns the model identifier.
-     *
-     * @return the model, never blank
-     */
-    public String model() {
-        return this.model;
-    }
-
-    /**
-     * Returns the input.
-     *
-     * @return the input, never {@code null}
-     */
-    public String input() {
-        return this.input;
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return this == other || (other instanceof InferenceRequest that && this.model.equals(that.model)
-                && this.input.equals(that.input));
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(this.model, this.input);
     }
 
     /**

@@ -11,34 +11,16 @@ import org.jspecify.annotations.Nullable;
  * The error types that providers send in-band, as a stream's error event or as the error object of
  * a body, in place of an error status: for each, the HTTP status it stands for and whether it is
  * transient. The one table that every transport consults, so that an error sent in-band is retried
- * exactly as the same error sent with its status would be.
+ * exactly as the same error sent with its status would be. The table, as users read it, is in
+ * {@code docs/core-api.md} ("Errors sent in-band"); the maps below are its source.
  *
- * <table>
- * <caption>In-band error types (OpenAI's {@code type} or {@code code}, Anthropic's {@code type},
- * Google's {@code status}, a {@code google.rpc.Code} name)</caption>
- * <tr><th>type</th><th>status</th><th>transient</th></tr>
- * <tr><td>{@code rate_limit}, {@code rate_limit_error}, {@code rate_limit_exceeded},
- * {@code resource_exhausted}</td><td>429</td><td>yes</td></tr>
- * <tr><td>{@code server_error}, {@code api_error}, {@code internal_error}, {@code internal}</td><td>500</td>
- * <td>yes</td></tr>
- * <tr><td>{@code overloaded}, {@code overloaded_error}, {@code server_overloaded},
- * {@code service_unavailable}, {@code unavailable}</td><td>503</td><td>yes</td></tr>
- * <tr><td>{@code deadline_exceeded}</td><td>504</td><td>yes</td></tr>
- * <tr><td>{@code authentication_error}, {@code invalid_api_key}, {@code unauthenticated}</td><td>401</td>
- * <td>no</td></tr>
- * <tr><td>{@code permission_error}, {@code permission_denied}</td><td>403</td><td>no</td></tr>
- * <tr><td>{@code not_found_error}, {@code model_not_found}, {@code not_found}</td><td>404</td><td>no</td></tr>
- * <tr><td>{@code request_too_large}</td><td>413</td><td>no</td></tr>
- * <tr><td>{@code insufficient_quota}: a {@linkplain #isQuotaExceeded quota error}</td><td>none here
- * (OpenAI sends it with 429)</td><td>no</td></tr>
- * </table>
- *
- * <p>Matching ignores case. Traps: a type the table does not know ({@code invalid_request_error},
- * {@code context_length_exceeded}, Google's {@code INVALID_ARGUMENT} or {@code FAILED_PRECONDITION}, a
- * new one), or none, is permanent and stands for no status of its own; a transport that must give it
- * one gives 400. A quota error comes with a 429 but is no rate limit: no wait helps until the
- * account's billing changes, so it stands for no status here (a 429 would be retried) and a transport
- * makes it a {@link QuotaExceededException}.
+ * <p>Matching ignores case (OpenAI's {@code type} or {@code code}, Anthropic's {@code type}, Google's
+ * {@code status}). Traps: a type the table does not know ({@code invalid_request_error},
+ * {@code context_length_exceeded}, Google's {@code INVALID_ARGUMENT}, a new one), or none, is
+ * permanent and stands for no status of its own; a transport that must give it one gives 400. A
+ * {@linkplain #isQuotaExceeded quota error} ({@code insufficient_quota}) comes with a 429 but is no
+ * rate limit: no wait helps until the account's billing changes, so it stands for no status here (a
+ * 429 would be retried) and a transport makes it a {@link QuotaExceededException}.
  */
 public final class ProviderErrorTypes {
 

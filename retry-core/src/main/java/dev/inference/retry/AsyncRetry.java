@@ -21,18 +21,13 @@ import org.jspecify.annotations.Nullable;
  * gives, and completes a {@link CompletableFuture} with the call's outcome. {@link BlockingRetry} is the
  * same loop for a caller that blocks.
  *
- * <p>An attempt is started by {@link Attempts#attempt} and ends when its {@link Attempt} is told the
- * outcome, from any thread; the next step of the call runs on that thread, or on the scheduler's when a
- * wait ends (or on the thread that cancelled the context or fired the shutdown signal). The steps of a
- * call never overlap, so the listeners hear its events one at a time, in order. An {@link Error} thrown
- * by a step ends the call with it and is rethrown to the thread that ran the step.
- *
- * <p>Timeouts (SPEC §11): when the retrier has an attempt timeout (for {@link Operation#INVOKE}) or
- * a first-token timeout (for {@link Operation#STREAM}) and the attempt's owner registers how to abort
- * it with {@link Attempt#onTimeout}, the attempt's timeout runs on the {@link WaitScheduler}; when it
- * passes before the outcome is told, the loop fails the attempt with an
- * {@link AttemptTimeoutException} (retried with the backoff schedule) after running those actions. The call's own context wins: with it done, the
- * timeout does nothing. The idle timeout of an established stream is its owner's, not the loop's.
+ * <p>An attempt ends when its {@link Attempt} is told the outcome, from any thread; the next step runs
+ * on that thread, on the scheduler's when a wait ends, or on the thread that cancelled the context or
+ * fired the shutdown signal. The steps of a call never overlap, so the
+ * listeners hear its events one at a time, in order. An {@link Error} thrown by a step ends the call
+ * with it and is rethrown to the thread that ran the step. An attempt's {@link Timeouts timeout} runs on
+ * the scheduler once its owner registers how to abort it ({@link Attempt#onTimeout}); when it passes
+ * first, the attempt fails with an {@link AttemptTimeoutException}.
  *
  * <p>Trap: cancelling the returned future ends a wait in progress with no further attempt and ends the
  * observation of the attempt in flight, but does not reach that attempt: its caller stops it (through

@@ -12,27 +12,21 @@ import java.util.concurrent.CancellationException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides which failures are transient, and so worth another attempt.
+ * Decides which failures are transient, and so worth another attempt: the one place that says so.
  *
- * <p>A failure is retryable when its cause chain (the failure, its cause, the cause's cause, ...)
- * <ul>
- * <li>holds no cancellation ({@link CancellationException}, {@link InterruptedException}), no
- * {@link DeadlineExceededException}, no {@link ShutdownException}, no {@link QuotaExceededException}
- * and no {@link ExhaustedException}: any of these anywhere in the
- * chain makes the failure permanent, so that a network error caused by a cancellation is not
- * retried, an SDK's rate-limit exception for a used-up quota is not waited for, and nested
- * decorators do not multiply attempts;</li>
- * <li>and its first typed failure is a {@link NetworkException}, or an {@link HttpStatusException}
- * with status 408, 429 or 500 to 599 whose provider did not {@linkplain HttpStatusException#retryRefused()
- * refuse a retry}.</li>
- * </ul>
- * Everything else, {@code null} included, is permanent. The first typed failure also supplies the
- * provider's {@code Retry-After}.
+ * <p>A failure is retryable when its cause chain (the failure, its cause, ...) holds no cancellation
+ * ({@link CancellationException}, {@link InterruptedException}), {@link DeadlineExceededException},
+ * {@link ShutdownException}, {@link QuotaExceededException} or {@link ExhaustedException}, and its
+ * first typed failure is a {@link NetworkException}, or an {@link HttpStatusException} with status
+ * 408, 429 or 500 to 599 whose provider did not {@linkplain HttpStatusException#retryRefused() refuse
+ * a retry}. Everything else, {@code null} included, is permanent. The first typed failure also
+ * supplies the provider's {@code Retry-After}.
  *
- * <p>An instance is the classification of one failure, {@linkplain #of(Throwable) made} by walking
- * its cause chain once: its {@link Kind}, the link of the chain that decided it, and whether it is
- * retryable. The retry loop and the metrics' {@code error} tag read the same instance, so they
- * cannot disagree.
+ * <p>Traps: a negative case anywhere in the chain wins, so a network error caused by a cancellation
+ * is not retried, an SDK's rate-limit exception for a used-up quota is not waited for, and nested
+ * decorators do not multiply attempts. An instance is one failure's classification, {@linkplain
+ * #of(Throwable) made} in one walk of its chain; the retry loop and the metrics' {@code error} tag
+ * read the same instance, so they cannot disagree.
  */
 public final class Classification {
 

@@ -1,5 +1,6 @@
 package dev.inference.retry;
 
+import dev.inference.retry.cooldown.CooldownSetEvent;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Arrays;

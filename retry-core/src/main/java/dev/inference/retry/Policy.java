@@ -12,15 +12,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A call makes at most {@code maxAttempts} attempts, the first included. After each of the first
  * {@code stableRetries} failed attempts it waits {@code stableDelay}; after that the wait doubles,
  * starting from twice {@code stableDelay}, and never exceeds {@code maxDelay} (see
- * {@link Backoff}). Every field must be given: a policy is valid when
- * <ul>
- * <li>{@code maxAttempts >= 1};</li>
- * <li>{@code 0 <= stableRetries < maxAttempts};</li>
- * <li>{@code stableDelay} is positive;</li>
- * <li>{@code maxDelay >= stableDelay}.</li>
- * </ul>
- * An invalid policy cannot be constructed, so the all-zero policy does not exist and there are no
- * defaults.
+ * {@link Backoff}). Every field must be given: a policy is valid when {@code maxAttempts >= 1},
+ * {@code 0 <= stableRetries < maxAttempts}, {@code stableDelay} is positive and
+ * {@code maxDelay >= stableDelay}. An invalid policy cannot be constructed, so the all-zero policy
+ * does not exist and there are no defaults.
  *
  * @param stableRetries how many retries wait {@code stableDelay} before the exponential leg starts
  * @param stableDelay the wait of the stable leg, and the base of the exponential one

@@ -2,6 +2,9 @@ package dev.inference.retry;
 
 import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownSetEvent;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -21,43 +21,30 @@ import org.jspecify.annotations.Nullable;
  * its {@link Retrier} in the order {@link RetryExecution} gives, waiting with the retrier's
  * {@linkplain Retrier.Builder#sleeper sleeper} (through a {@link BlockingRetry}).
  *
- * <p>Every attempt gets the <em>same</em> request, and the caller's context unless a timeout applies
- * ({@link Retrier#timeouts()}, SPEC §11): then each attempt gets a context of its own
- * ({@link dev.inference.client.AttemptScope}), done when the caller's is or when the attempt's
- * {@code attempt-timeout} (an invoke) or {@code first-token-timeout} (a stream, until {@code stream}
- * returns its reader) passes; such an attempt fails with
- * {@link dev.inference.failure.AttemptTimeoutException}, retried as a network failure, unless the
- * caller's deadline or cancellation came first. With a {@code stream-idle-timeout}, a read of the
- * established stream that waits past it ends the stream with
- * {@link dev.inference.failure.StreamStalledException}, never retried, told to the listeners. Every
- * event the inner reader returns counts as content: an inner client leaves keep-alives out of its
- * events (the sample's does). A success is stamped with the
- * number of attempts made. A stream is retried only while it is being established: once the inner
- * client has returned a reader, failures surface from that reader and are final. The client never
- * changes the request, never refreshes credentials (the context's
+ * <p>Every attempt gets the <em>same</em> request, and the caller's context unless one of the
+ * retrier's {@link Timeouts} applies: then each attempt gets a context of its own
+ * ({@link dev.inference.client.AttemptScope}), done when the caller's is or when its timeout passes.
+ * A success is stamped with the number of attempts made. A stream is retried only while it is being
+ * established: once the inner client has returned a reader, failures surface from that reader and are
+ * final. The client never changes the request, never refreshes credentials (the context's
  * {@link dev.inference.client.Authorizer} does, once per attempt) and never catches an {@link Error}.
- *
- * <p>With a cool-down store, a response (or stream) that its inner client says is
- * {@linkplain InferenceResponse#rateLimitedFor() rate-limited}, and a failure whose
- * {@link dev.inference.failure.HttpStatusException} says so, cool the provider account down for
+ * With a cool-down store, a response, stream or failure that says it is
+ * {@linkplain InferenceResponse#rateLimitedFor() rate-limited} cools the provider account down for
  * every caller (see {@link Retrier#rateLimited}).
  *
- * <p>Trap: an {@link ExhaustedException} from an inner client is never retried, so nested decorators
- * do not multiply attempts; the outer one rethrows it as it is. Immutable and thread-safe; all state
- * of a call lives in that call.
+ * <p>Traps: an {@link ExhaustedException} from an inner client is never retried, so nested decorators
+ * do not multiply attempts. Every event the inner reader returns counts as content for the timeouts:
+ * an inner client leaves keep-alives out of its events. Immutable and thread-safe.
  */
 public final class RetryClient implements InferenceClient {
 
     private final InferenceClient inner;
 
-    private final Retrier retrier;
-
-    /** Makes the attempts and waits between them. */
+    /** Makes the attempts and waits between them, with the {@linkplain #retrier() retrier}'s decisions. */
     private final BlockingRetry blocking;
 
     private RetryClient(InferenceClient inner, Retrier retrier) {
         this.inner = inner;
-        this.retrier = retrier;
         this.blocking = BlockingRetry.of(retrier);
     }
 
@@ -116,7 +103,7 @@ public final class RetryClient implements InferenceClient {
      * @return the policy
      */
     public Policy policy() {
-        return this.retrier.policy();
+        return retrier().policy();
     }
 
     /**
@@ -125,7 +112,7 @@ public final class RetryClient implements InferenceClient {
      * @return the name
      */
     public String name() {
-        return this.retrier.name();
+        return retrier().name();
     }
 
     /**
@@ -135,7 +122,7 @@ public final class RetryClient implements InferenceClient {
      * @return the retrier
      */
     public Retrier retrier() {
-        return this.retrier;
+        return this.blocking.retrier();
     }
 
     /**
@@ -312,7 +299,7 @@ public final class RetryClient implements InferenceClient {
 
         @Override
         public T attempt(int attempt) {
-            Retrier retrier = RetryClient.this.retrier;
+            Retrier retrier = RetryClient.this.retrier();
             AttemptScope scope = this.step.startAttempt(this.context, retrier.timeouts(), retrier.timer());
             if (scope == null) {
                 return this.step.attempt(RetryClient.this.inner, this.request, this.context);

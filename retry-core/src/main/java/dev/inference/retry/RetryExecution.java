@@ -5,6 +5,8 @@ import dev.inference.client.HalfOpenStreamException;
 import dev.inference.client.StreamReader;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -132,7 +134,7 @@ public final class RetryExecution {
         this.handle = retrier;
         this.retrier = retrier.current();
         this.operation = operation;
-        this.context = FallbackScope.isActive() ? context.withFallback() : context;
+        this.context = context;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.inference.retry;
 
+import dev.inference.retry.cooldown.CooldownSetEvent;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.time.Duration;
 
 /**

@@ -8,11 +8,11 @@ import java.util.Optional;
 
 /**
  * The reader a decorator returns for an established stream: the inner reader, with the attempts the
- * call made stamped on its result. A {@link RetryClient} stamps its establishment attempts; a
- * {@link FallbackClient} adds the attempts of the members before the one that answered to that
- * member's own.
+ * call made stamped on its result. A {@link RetryClient} stamps its establishment attempts; a fallback
+ * chain adds the attempts of the members before the one that answered to that member's own
+ * ({@link #addingEarlier}). Thread-safe as far as the inner reader is.
  */
-final class StampedStreamReader implements StreamReader {
+public final class StampedStreamReader implements StreamReader {
 
     private final StreamReader delegate;
 
@@ -31,8 +31,15 @@ final class StampedStreamReader implements StreamReader {
         this.earlier = earlier;
     }
 
-    /** Returns the reader whose result counts {@code earlierAttempts} more than the inner one's (at least one). */
-    static StampedStreamReader addingEarlier(StreamReader delegate, int earlierAttempts) {
+    /**
+     * Returns a reader whose result counts {@code earlierAttempts} more attempts than the inner
+     * reader's own (counted as at least one).
+     *
+     * @param delegate the inner reader, which the returned one reads and closes
+     * @param earlierAttempts the attempts made before the inner reader's call
+     * @return the reader
+     */
+    public static StampedStreamReader addingEarlier(StreamReader delegate, int earlierAttempts) {
         return new StampedStreamReader(delegate, earlierAttempts, true);
     }
 

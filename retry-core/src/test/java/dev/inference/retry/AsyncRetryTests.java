@@ -12,11 +12,12 @@ import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
-import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.RecordingListener.Delayed;
 import dev.inference.fixtures.RecordingListener.Exhausted;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
+import dev.inference.fixtures.RecordingListener;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -252,31 +253,30 @@ class AsyncRetryTests {
     @Nested
     class OutcomesNotDecided {
 
+        /** Ends the only attempt as {@code end} says, then checks the call ends with {@code thrown}, untold. */
+        private void endsTheCallAsItIsUntold(Throwable thrown, Consumer<AsyncRetry.Attempt<String>> end) {
+            then(end);
+
+            assertThat(failureOf(call())).isSameAs(thrown);
+            assertThat(listener.calls()).isEmpty();
+        }
+
         @Test
         void anErrorEndsTheCallAsItIsUntoldToTheListeners() {
             AssertionError bug = new AssertionError("a bug in the transport");
-            then((attempt) -> attempt.failed(bug));
-
-            assertThat(failureOf(call())).isSameAs(bug);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(bug, (attempt) -> attempt.failed(bug));
         }
 
         @Test
         void aCheckedExceptionEndsTheCallAsItIs() {
             IOException checked = new IOException("closed");
-            then((attempt) -> attempt.failed(checked));
-
-            assertThat(failureOf(call())).isSameAs(checked);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(checked, (attempt) -> attempt.failed(checked));
         }
 
         @Test
         void anAbandonedAttemptEndsTheCallWithItsCauseUndecided() {
             IllegalStateException readFailed = new IllegalStateException("the body could not be read");
-            then((attempt) -> attempt.abandoned(readFailed));
-
-            assertThat(failureOf(call())).isSameAs(readFailed);
-            assertThat(listener.calls()).isEmpty();
+            endsTheCallAsItIsUntold(readFailed, (attempt) -> attempt.abandoned(readFailed));
         }
 
         @Test

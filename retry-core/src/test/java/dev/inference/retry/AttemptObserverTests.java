@@ -9,6 +9,7 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

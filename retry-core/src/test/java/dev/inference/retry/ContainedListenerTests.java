@@ -10,6 +10,8 @@ import dev.inference.fixtures.RecordingListener.Exhausted;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import dev.inference.fixtures.RecordingListener;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownSetEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import dev.inference.client.CallContext;
-import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.RecordingListener.CooldownSet;
+import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownSetEvent;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

@@ -9,6 +9,8 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.fixtures.VirtualSleeper;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -88,17 +90,7 @@ class RetryClientFallbackContextTests {
     }
 
     @Test
-    void givesUpInsteadOfWaitingWithinAFallbackScope() {
-        ScriptedClient inner = ScriptedClient.script()
-            .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)));
-
-        assertThatExceptionOfType(CoolingDownException.class)
-            .isThrownBy(() -> FallbackScope.call(() -> client(inner).invoke(REQUEST, CallContext.background())));
-        assertThat(FallbackScope.isActive()).isFalse();
-    }
-
-    @Test
-    void waitsForTheRetryAfterOutsideAFallbackScope() {
+    void waitsForTheRetryAfterWithoutAFallback() {
         ScriptedClient inner = ScriptedClient.script()
             .thenFail(new HttpStatusException(429, "slow down", Duration.ofSeconds(30)))
             .thenRespond("ok");

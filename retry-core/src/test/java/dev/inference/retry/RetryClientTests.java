@@ -27,6 +27,7 @@ import dev.inference.fixtures.ScriptedReader;
 import dev.inference.fixtures.RecordingListener.Exhausted;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
+import dev.inference.fixtures.VirtualSleeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -18,6 +18,7 @@ import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.fixtures.VirtualSleeper;
 import dev.inference.fixtures.VirtualTimer;
 import java.time.Duration;
 import java.util.ArrayDeque;

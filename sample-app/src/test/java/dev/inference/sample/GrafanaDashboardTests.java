@@ -155,7 +155,10 @@ class GrafanaDashboardTests {
             "inference.retry.cooldown.store=local", "sample.provider.retry-after=1ms" })
     class AgainstTheRunningSample extends AgainstTheSample {
 
-        /** Calls that retry and succeed, that exhaust their attempts, and a stream that retries. */
+        /**
+         * Calls that retry and succeed, that exhaust their attempts, a stream that retries, and a call of the
+         * fallback chain, whose calls' series exists only once a chain was called.
+         */
         private void failAndRetry() throws Exception {
             provider.script(Outcome.RATE_LIMITED, Outcome.SUCCESS);
             http.get("/chat?prompt=hi");
@@ -163,6 +166,8 @@ class GrafanaDashboardTests {
             http.get("/chat?prompt=hi");
             provider.script(Outcome.DROP, Outcome.SUCCESS);
             http.get("/chat/stream?prompt=hi", "text/event-stream");
+            provider.script(Outcome.SUCCESS);
+            http.get("/ai/chat?prompt=hi");
         }
 
         @ParameterizedTest(name = "scraped as {0}")

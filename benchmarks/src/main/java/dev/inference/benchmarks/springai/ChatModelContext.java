@@ -8,6 +8,8 @@ import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfi
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
@@ -51,17 +53,25 @@ final class ChatModelContext implements AutoCloseable {
      *
      * @param provider the provider both models call
      * @param retried {@code true} for the starter's models, {@code false} for Spring AI alone
+     * @param timeouts {@code true} to set the three timeouts of the starter's models, 30 s each, long
+     *        enough never to pass
      * @return the running application
      */
-    static ChatModelContext start(LoopbackProvider provider, boolean retried) {
+    static ChatModelContext start(LoopbackProvider provider, boolean retried, boolean timeouts) {
+        List<String> properties = new ArrayList<>(List.of("spring.main.banner-mode=off",
+                "spring.main.log-startup-info=false", "logging.level.root=warn",
+                "spring.ai.openai.base-url=" + provider.root() + "/v1", "spring.ai.openai.api-key=harness",
+                "spring.ai.anthropic.base-url=" + provider.root(), "spring.ai.anthropic.api-key=harness",
+                "inference.retry.stable-retries=1", "inference.retry.stable-delay=200ms",
+                "inference.retry.max-attempts=4", "inference.retry.max-delay=2s",
+                "inference.retry.spring-ai.enabled=" + retried));
+        if (timeouts) {
+            properties.addAll(List.of("inference.retry.attempt-timeout=30s", "inference.retry.first-token-timeout=30s",
+                    "inference.retry.stream-idle-timeout=30s"));
+        }
         ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
             .web(WebApplicationType.NONE)
-            .properties("spring.main.banner-mode=off", "spring.main.log-startup-info=false",
-                    "logging.level.root=warn", "spring.ai.openai.base-url=" + provider.root() + "/v1",
-                    "spring.ai.openai.api-key=harness", "spring.ai.anthropic.base-url=" + provider.root(),
-                    "spring.ai.anthropic.api-key=harness", "inference.retry.stable-retries=1",
-                    "inference.retry.stable-delay=200ms", "inference.retry.max-attempts=4",
-                    "inference.retry.max-delay=2s", "inference.retry.spring-ai.enabled=" + retried)
+            .properties(properties.toArray(String[]::new))
             .run();
         return new ChatModelContext(context, retried);
     }

@@ -23,31 +23,18 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * Measures what the starter costs a Spring AI application on the success path: the real Spring AI 2.0.1
  * {@link OpenAiChatModel} and {@link AnthropicChatModel} as the starter rebuilds and retries them, beside
  * the same models left alone, in one JVM, against a {@link LoopbackProvider} that answers at once.
+ * How it measures latency and allocation, and what its figures mean: {@code docs/spring-ai-path.md}.
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
- * [--provider openai|anthropic|all] [--quick]}. Prints one Markdown table per provider.
+ * [--provider openai|anthropic|all] [--timeouts] [--quick]}. Prints one Markdown table per provider.
+ * With {@code --timeouts} the starter's models have the three timeouts set (30 s each, never reached), so
+ * that their cost shows against a run without.
  *
- * <p><b>Latency.</b> The two applications ({@link ChatModelContext}) take turns call by call, the one
- * going first changing every time, so that both meet the same interference. A call is timed from
- * {@code call(prompt)} to its return; a stream from {@code stream(prompt)} to its first element, to
- * its first element with text (the first token: the elements before it carry only the role or an empty
- * block, which the starter holds until the first content event has been read) and to its completion,
- * each read with {@link System#nanoTime()} in the signal itself, on the thread that delivers it (waking
- * the measuring thread is not counted). Percentiles are nearest-rank over the
- * sorted samples; "paired" is the median of the differences between the two turns of each round,
- * which cancels what both turns of a round share. The timed rounds follow 10,000 rounds of warm-up by
- * default, after which the JIT has compiled both paths; with fewer, the starter's share is partly its
- * code still run interpreted or by C1, which the line after the table (the JIT's compile time during the
- * warm-up and the timed rounds) shows.
- *
- * <p><b>Allocation.</b> Read from {@link com.sun.management.ThreadMXBean}, apart from the timed turns:
- * blocks of one application's operations in a row, the two taking turns. "All threads" is the bytes
- * every live thread allocated from before a block to after it, the provider's thread left out, divided
- * by the operations of the block: a stream's work runs on the SDK's, OkHttp's and Reactor's threads, so
- * the calling thread alone would miss most of it. Threads that end during a block take their bytes with
- * them, and the JVM's own threads allocate too, so the figure is close, not exact. "Calling thread" is
- * exact, and for a call, whose exchange OkHttp makes on the calling thread, it is nearly all.
+ * <p>Traps: the two applications ({@link ChatModelContext}) take turns call by call, the one going
+ * first changing every time, so that both meet the same interference; and with fewer than the default
+ * 10,000 rounds of warm-up, the starter's share is partly its code still run interpreted or by C1,
+ * which the line after the table (the JIT's compile time) shows.
  */
 public final class SpringAiHarness {
 
@@ -77,8 +64,8 @@ public final class SpringAiHarness {
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
         try (LoopbackProvider provider = LoopbackProvider.start();
-                ChatModelContext starter = ChatModelContext.start(provider, true);
-                ChatModelContext alone = ChatModelContext.start(provider, false)) {
+                ChatModelContext starter = ChatModelContext.start(provider, true, options.timeouts);
+                ChatModelContext alone = ChatModelContext.start(provider, false, false)) {
             for (String bean : options.beans()) {
                 Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
                         : AnthropicChatModel.class;
@@ -424,6 +411,8 @@ public final class SpringAiHarness {
 
         String provider = "all";
 
+        boolean timeouts;
+
         static Options parse(String[] args) {
             Options options = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -440,9 +429,10 @@ public final class SpringAiHarness {
                     case "--streams" -> options.streams = positive(option, args, ++i);
                     case "--warmup" -> options.warmup = count(option, args, ++i);
                     case "--provider" -> options.provider = value(option, args, ++i);
+                    case "--timeouts" -> options.timeouts = true;
                     default -> throw new IllegalArgumentException("Unknown option " + option
                             + "; the options are --calls N, --streams N, --warmup N, "
-                            + "--provider openai|anthropic|all and --quick");
+                            + "--provider openai|anthropic|all, --timeouts and --quick");
                 }
             }
             options.beans();
@@ -492,8 +482,8 @@ public final class SpringAiHarness {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
-                    + "rounds of %d", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock);
+                    + "rounds of %d%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
+                    this.allocationBlock, this.timeouts ? ", the starter's timeouts set" : "");
         }
     }
 }

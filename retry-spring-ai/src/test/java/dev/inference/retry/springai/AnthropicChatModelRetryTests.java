@@ -8,8 +8,8 @@ import com.anthropic.errors.BadRequestException;
 import com.anthropic.errors.InternalServerException;
 import com.anthropic.errors.SseException;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
-import dev.inference.retry.CooldownReason;
-import dev.inference.retry.LocalCooldownStore;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**

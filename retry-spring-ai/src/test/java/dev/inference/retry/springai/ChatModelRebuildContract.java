@@ -10,7 +10,7 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;

@@ -25,10 +25,15 @@ public final class OllamaWire {
     }
 
     public static ResponseDefinitionBuilder chat(String content) {
-        return aResponse().withHeader("Content-Type", "application/json").withBody("""
+        return aResponse().withHeader("Content-Type", "application/json").withBody(chatBody(content));
+    }
+
+    /** The body of a whole answer to a chat that did not ask for a stream. */
+    public static String chatBody(String content) {
+        return """
                 {"model":"%s","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"%s"},\
                 "done_reason":"stop","done":true,"total_duration":1000,"prompt_eval_count":3,"eval_count":1}"""
-            .formatted(MODEL, content));
+            .formatted(MODEL, content);
     }
 
     /** A stream of one object per piece of content, then the last object, which says "done". */
@@ -62,8 +67,13 @@ public final class OllamaWire {
     }
 
     public static ResponseDefinitionBuilder embeddings() {
-        return aResponse().withHeader("Content-Type", "application/json").withBody("""
+        return aResponse().withHeader("Content-Type", "application/json").withBody(embeddingsBody());
+    }
+
+    /** The body of an answer to {@code /api/embed} with one embedding. */
+    public static String embeddingsBody() {
+        return """
                 {"model":"%s","embeddings":[[0.1,0.2,0.3]],"total_duration":1000,"load_duration":10,\
-                "prompt_eval_count":1}""".formatted(MODEL));
+                "prompt_eval_count":1}""".formatted(MODEL);
     }
 }

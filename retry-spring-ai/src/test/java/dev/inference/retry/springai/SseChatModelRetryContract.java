@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,12 +1,12 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.AttemptScope;
-import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;

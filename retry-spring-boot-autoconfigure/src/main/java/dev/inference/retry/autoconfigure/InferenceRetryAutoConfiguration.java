@@ -1,9 +1,9 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.CooldownStore;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.cooldown.CooldownStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.LazyInitializationExcludeFilter;
@@ -51,8 +51,8 @@ public final class InferenceRetryAutoConfiguration {
     }
 
     /**
-     * The one timer of the retried beans' timeouts: a daemon thread started by the first attempt
-     * timed, stopped with the context.
+     * The one timer of the retried beans' timeouts and of the Spring AI models' waits: a daemon thread
+     * started by the first task, stopped with the context.
      */
     @Bean
     RetryTimer inferenceRetryTimer() {

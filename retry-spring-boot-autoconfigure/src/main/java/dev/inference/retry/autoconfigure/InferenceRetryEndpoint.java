@@ -1,11 +1,11 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.Backoff;
-import dev.inference.retry.CooldownStore;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.Timeouts;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

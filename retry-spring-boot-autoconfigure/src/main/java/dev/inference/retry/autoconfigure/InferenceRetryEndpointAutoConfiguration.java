@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.CooldownStore;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
+import dev.inference.retry.cooldown.CooldownStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

@@ -29,26 +29,12 @@ class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigExcept
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, ConfigException cause) {
-        if (cause instanceof RetryStoreUnavailableException unavailable) {
-            StringBuilder description = new StringBuilder("The retry cool-down store cannot be made:\n\n    Property: ")
-                .append(unavailable.field());
-            unavailable.value().ifPresent((value) -> description.append("\n    Value: ").append(value));
-            Origin origin = originOf(unavailable.field());
-            if (origin != null) {
-                description.append("\n    Origin: ").append(origin);
-            }
-            description.append("\n    Reason: ").append(unavailable.rule());
-            return new FailureAnalysis(description.toString(), unavailable.action(), cause);
-        }
         if (!(cause instanceof InvalidRetryPropertyException invalid)) {
             // A policy built in code: the field is a record component, not a property.
             return new FailureAnalysis("Invalid retry policy: " + cause.getMessage(),
                     "Change " + cause.field() + ": it " + cause.rule() + ".", cause);
         }
-        StringBuilder description = new StringBuilder()
-            .append("Invalid retry configuration for ").append(invalid.kind()).append(" bean '")
-            .append(invalid.beanName())
-            .append("':\n");
+        StringBuilder description = new StringBuilder(invalid.heading()).append('\n');
         StringBuilder action = new StringBuilder();
         for (InvalidRetryPropertyException each : withSuppressed(invalid)) {
             describe(each, description);

@@ -1,6 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.CooldownStore;
+import dev.inference.retry.cooldown.CooldownStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.CooldownStore;
-import dev.inference.retry.LocalCooldownStore;
+import dev.inference.retry.cooldown.CooldownStore;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;

@@ -18,6 +18,10 @@ import org.jspecify.annotations.Nullable;
  * {@code inference.retry.clients} that matches no bean, and
  * {@code "<property> matches more than one InferenceClient bean: <rule>"} for one that matches
  * several. Entries match bean names as Spring Boot's relaxed binding matches property names.
+ *
+ * <p>The one type of startup failure for a property that is wrong, reported alike by the failure
+ * analyzer; its subclasses say what else the property configures: a fallback chain, a model's own
+ * client, or the cool-down store ({@link RetryStoreUnavailableException}).
  */
 public class InvalidRetryPropertyException extends ConfigException {
 
@@ -63,12 +67,13 @@ public class InvalidRetryPropertyException extends ConfigException {
      */
     protected InvalidRetryPropertyException(String kind, String beanName, String property, @Nullable Object value,
             String rule, String action) {
-        this(kind + " bean '" + beanName + "': " + describe(property, value, rule), beanName, property, value, rule,
-                action, kind);
+        this(kind + " bean '" + beanName + "': " + describe(property, value, rule), kind, beanName, property, value,
+                rule, action);
     }
 
-    private InvalidRetryPropertyException(String message, String beanName, String property, @Nullable Object value,
-            String rule, String action, String kind) {
+    /** Creates the exception with its whole message, for the ones that are about no bean's own settings. */
+    InvalidRetryPropertyException(String message, String kind, String beanName, String property,
+            @Nullable Object value, String rule, String action) {
         super(message, property, value, rule);
         this.beanName = Objects.requireNonNull(beanName, "beanName must not be null");
         this.action = Objects.requireNonNull(action, "action must not be null");
@@ -86,8 +91,8 @@ public class InvalidRetryPropertyException extends ConfigException {
         String of = this.kind + " bean '" + this.beanName + "'";
         String is = kind + " bean '" + this.beanName + "'";
         InvalidRetryPropertyException copy = new InvalidRetryPropertyException(
-                String.valueOf(getMessage()).replace(of, is), this.beanName, property(), value().orElse(null), rule(),
-                this.action.replace(of, is), kind);
+                String.valueOf(getMessage()).replace(of, is), kind, this.beanName, property(), value().orElse(null),
+                rule(), this.action.replace(of, is));
         copy.setStackTrace(getStackTrace());
         // The other missing fields of the same bean, if any: named as what the bean is, too.
         for (Throwable suppressed : getSuppressed()) {
@@ -132,10 +137,9 @@ public class InvalidRetryPropertyException extends ConfigException {
             String kinds) {
         String rule = "must be the name of an " + kinds + " bean "
                 + (beanNames.isEmpty() ? "(there is none)" : "(one of " + beanNames + ")");
-        return new InvalidRetryPropertyException(property + " names no " + kinds + " bean: " + rule, name, property,
-                null, rule, "Rename " + property + " after the " + kinds + " bean it is meant for"
-                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.",
-                INFERENCE_CLIENT);
+        return new InvalidRetryPropertyException(property + " names no " + kinds + " bean: " + rule, INFERENCE_CLIENT,
+                name, property, null, rule, "Rename " + property + " after the " + kinds + " bean it is meant for"
+                        + (beanNames.isEmpty() ? "" : " (one of " + beanNames + ")") + ", or remove it.");
     }
 
     /**
@@ -148,9 +152,9 @@ public class InvalidRetryPropertyException extends ConfigException {
         String rule = "must match exactly one, names compared as Spring Boot's relaxed binding compares them, "
                 + "ignoring case, dashes and underscores (it matches " + beanNames + ")";
         return new InvalidRetryPropertyException(property + " matches more than one " + kinds + " bean: " + rule,
-                name, property, null, rule, "Rename one of the " + kinds + " beans " + beanNames
+                INFERENCE_CLIENT, name, property, null, rule, "Rename one of the " + kinds + " beans " + beanNames
                         + " so that their names differ in more than case, dashes and underscores, or remove "
-                        + property + ".", INFERENCE_CLIENT);
+                        + property + ".");
     }
 
     /**
@@ -162,12 +166,17 @@ public class InvalidRetryPropertyException extends ConfigException {
         String rule = "must set the bean as " + otherProperty + " does, which names the same bean, or be the only "
                 + "entry for it";
         return new InvalidRetryPropertyException("InferenceClient bean '" + beanName + "': " + property
-                + " sets it differently from " + otherProperty + ": " + rule, beanName, property, null, rule,
-                "Keep one of " + otherProperty + " and " + property + ", with the settings meant for bean '"
-                        + beanName + "'.", INFERENCE_CLIENT);
+                + " sets it differently from " + otherProperty + ": " + rule, INFERENCE_CLIENT, beanName, property,
+                null, rule, "Keep one of " + otherProperty + " and " + property + ", with the settings meant for bean '"
+                        + beanName + "'.");
     }
 
-    private static String describe(String property, @Nullable Object value, String rule) {
+    /** What the startup report says first: which bean's (or chain's) configuration is wrong. */
+    String heading() {
+        return "Invalid retry configuration for " + this.kind + " bean '" + this.beanName + "':";
+    }
+
+    static String describe(String property, @Nullable Object value, String rule) {
         return (value != null) ? property + " = " + value + " is invalid: " + rule
                 : property + " is not set: " + rule;
     }

@@ -2,13 +2,13 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.CooldownEvent;
-import dev.inference.retry.CooldownReason;
-import dev.inference.retry.CooldownSetEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryListener;
 import dev.inference.retry.StreamStalledEvent;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownSetEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

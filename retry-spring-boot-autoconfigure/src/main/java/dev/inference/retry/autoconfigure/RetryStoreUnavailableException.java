@@ -1,19 +1,22 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.ConfigException;
-import java.util.Objects;
-
 /**
  * The cool-down store that {@code inference.retry.cooldown.store} asks for cannot be made: for
  * {@code redis}, Spring Data Redis or the Redis store's module ({@code retry-cooldown-redis}) is not
  * on the class path, or the application has no Lettuce {@code RedisConnectionFactory}.
+ *
+ * <p>An {@link InvalidRetryPropertyException}, as every wrong property is, about the store's bean
+ * {@code inferenceRetryCooldownStore}; its message names no bean:
+ * {@code "inference.retry.cooldown.store = redis is invalid: <rule>"}.
  */
-public class RetryStoreUnavailableException extends ConfigException {
+public class RetryStoreUnavailableException extends InvalidRetryPropertyException {
 
     private static final long serialVersionUID = 1L;
 
-    /** What to do, naming the dependency or property. */
-    private final String action;
+    /** The name of the store's bean, which is what cannot be made. */
+    private static final String BEAN = "inferenceRetryCooldownStore";
+
+    private static final String PROPERTY = "inference.retry.cooldown.store";
 
     /**
      * Creates the exception.
@@ -23,16 +26,11 @@ public class RetryStoreUnavailableException extends ConfigException {
      * @param action what to do, naming the dependency or property
      */
     public RetryStoreUnavailableException(String value, String rule, String action) {
-        super("inference.retry.cooldown.store", value, rule);
-        this.action = Objects.requireNonNull(action, "action must not be null");
+        super(describe(PROPERTY, value, rule), "CooldownStore", BEAN, PROPERTY, value, rule, action);
     }
 
-    /**
-     * Returns what to do to fix the configuration.
-     *
-     * @return the action, naming the dependency or property
-     */
-    public String action() {
-        return this.action;
+    @Override
+    String heading() {
+        return "The retry cool-down store cannot be made:";
     }
 }

@@ -4,8 +4,8 @@ import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.Classification;
-import dev.inference.retry.CooldownReason;
 import dev.inference.retry.Operation;
+import dev.inference.retry.cooldown.CooldownReason;
 
 /**
  * The tag values that the starter's meters and observations share, so that a dashboard can join

@@ -3,12 +3,12 @@ package dev.inference.retry.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.CooldownReason;
-import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.ClientDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.CooldownDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.PolicyDescriptor;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RetryDescriptor;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;

@@ -23,17 +23,22 @@ import org.springframework.core.env.StandardEnvironment;
 
 class InferenceRetryFailureAnalyzerTests {
 
+    /** Starts the one-client application with these arguments, which fail its startup with a report. */
+    private static void failsToStart(String... args) {
+        SpringApplication application = new SpringApplication(OneClientApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        assertThatException().isThrownBy(() -> application.run(args));
+    }
+
     @Nested
     @ExtendWith(OutputCaptureExtension.class)
     class Report {
 
         @Test
         void describesAnInvalidValueWithItsOriginAndSaysWhatToChange(CapturedOutput output) {
-            SpringApplication application = new SpringApplication(OneClientApplication.class);
-            application.setWebApplicationType(WebApplicationType.NONE);
-            assertThatException().isThrownBy(() -> application.run("--inference.retry.stable-retries=1",
+            failsToStart("--inference.retry.stable-retries=1",
                     "--inference.retry.stable-delay=200ms", "--inference.retry.max-attempts=5",
-                    "--inference.retry.max-delay=5s", "--inference.retry.clients.openai.max-attempts=0"));
+                    "--inference.retry.max-delay=5s", "--inference.retry.clients.openai.max-attempts=0");
             assertThat(output).contains("""
                     ***************************
                     APPLICATION FAILED TO START
@@ -56,10 +61,8 @@ class InferenceRetryFailureAnalyzerTests {
 
         @Test
         void describesAMissingFieldAndNamesBothPropertiesThatCouldSetIt(CapturedOutput output) {
-            SpringApplication application = new SpringApplication(OneClientApplication.class);
-            application.setWebApplicationType(WebApplicationType.NONE);
-            assertThatException().isThrownBy(() -> application.run("--inference.retry.stable-retries=1",
-                    "--inference.retry.stable-delay=200ms", "--inference.retry.max-attempts=5"));
+            failsToStart("--inference.retry.stable-retries=1",
+                    "--inference.retry.stable-delay=200ms", "--inference.retry.max-attempts=5");
             assertThat(output).contains("""
                     Description:
 
@@ -81,9 +84,7 @@ class InferenceRetryFailureAnalyzerTests {
 
         @Test
         void isDescribedInOneReportWithWhatToSetForEach(CapturedOutput output) {
-            SpringApplication application = new SpringApplication(OneClientApplication.class);
-            application.setWebApplicationType(WebApplicationType.NONE);
-            assertThatException().isThrownBy(() -> application.run("--inference.retry.stable-retries=1"));
+            failsToStart("--inference.retry.stable-retries=1");
             assertThat(output).contains("""
                     Description:
 
@@ -176,6 +177,16 @@ class InferenceRetryFailureAnalyzerTests {
                     InvalidRetryPropertyException.invalid("openai", "inference.retry.max-attempts", 0, "must be at least 1"));
             assertThat(analysis.getDescription()).contains(
                     "\n    Origin: \"inference.retry.max-attempts\" from property source \"test\"\n");
+        }
+
+        @Test
+        void describesAStoreThatCannotBeMadeByItsPropertyAndNoBean() {
+            FailureAnalysis analysis = this.analyzer.analyze(new RetryStoreUnavailableException("redis",
+                    "needs Spring Data Redis, which is not on the class path", "Add Spring Data Redis."));
+            assertThat(analysis.getDescription()).isEqualTo("The retry cool-down store cannot be made:\n\n"
+                    + "    Property: inference.retry.cooldown.store\n    Value: redis\n"
+                    + "    Reason: needs Spring Data Redis, which is not on the class path");
+            assertThat(analysis.getAction()).isEqualTo("Add Spring Data Redis.");
         }
 
         @Test

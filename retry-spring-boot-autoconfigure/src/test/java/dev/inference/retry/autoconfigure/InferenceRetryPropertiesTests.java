@@ -57,6 +57,16 @@ class InferenceRetryPropertiesTests {
     }
 
     @Test
+    void describesTheFallbacksMapWithEveryKeyOfAChain() throws IOException {
+        // The processor describes a map of JavaBeans by the map alone: its description names the keys below it.
+        List<String> descriptions = metadata()
+            .read("$.properties[?(@.name == 'inference.retry.fallbacks')].description");
+
+        assertThat(descriptions).singleElement().asString()
+            .contains("members", "primary", "skip-after", "skip-for", "models.<member>");
+    }
+
+    @Test
     void givesOnlyTheSwitchesADefault() throws IOException {
         List<Map<String, Object>> properties = metadata().read("$.properties[*]");
         assertThat(properties)

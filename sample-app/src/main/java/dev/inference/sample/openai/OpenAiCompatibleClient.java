@@ -37,75 +37,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link InferenceClient} for an OpenAI-compatible provider: each call is one
- * {@code POST {baseUrl}/v1/chat/completions} with the JSON body
- * {@code {"model":..., "messages":[{"role":"user","content":input}], "stream":...}}, sent through
- * the JDK's {@link HttpClient}. It makes exactly one attempt per call; retrying is a decorator's job.
+ * {@code POST {baseUrl}/v1/chat/completions} sent through the JDK's {@link HttpClient}, its answer
+ * read whole or, for {@link #stream}, as server-sent events. It makes exactly one attempt per call;
+ * retrying is a decorator's job.
  *
- * <h2>Failures</h2>
- * <ul>
- * <li>The connection refused, reset or timed out, the body cut before it was complete, or a
- * response that is not the expected JSON: {@link NetworkException}, with the transport's or the
- * parser's exception as its cause.</li>
- * <li>A 200 whose body, or whose stream's event, is an error object ({@code {"error": {...}}}) in
- * place of the completion: a {@link ProviderErrorException}, an {@link HttpStatusException} whose
- * status says whether the error is transient (rate limited, overloaded, a server error) or not
- * (an invalid request, a context too long, and any error it does not know), keeping the
- * provider's code, type and message. Before any content, the decorator retries exactly the
- * transient ones; after content, it ends the stream like any failure.</li>
- * <li>A status other than 2xx: {@link HttpStatusException} with that status and the provider's
- * delay, read by {@link RetryAfter#fromHeaders} from {@code retry-after-ms} (milliseconds) or else
- * {@code Retry-After} (seconds or an HTTP date, measured on this client's clock). The error body is read (its first 16 KiB at most)
- * and closed; only its {@code error.code} (or {@code error.type})
- * identifier goes into the message. A 429 whose error's {@code code} (or {@code type}) says the
- * account's quota is used up ({@code insufficient_quota}) is a {@link QuotaExceededException} instead,
- * with the provider's message: final, since no wait mends it. A response with
- * {@code x-should-retry: false} is {@linkplain HttpStatusException#retryRefused() permanent} whatever
- * its status, as the provider's own SDKs treat it; {@code true} changes nothing.</li>
- * <li>The call's context cancelled: the in-flight request is aborted (its connection closed, never
- * returned to the pool half-read) and the call throws a {@link CancellationException}; so is an
- * attempt's context that its own timeout ended ({@link dev.inference.client.AttemptScope}), which the
- * retry loop then reports as an attempt timeout. Its deadline passing: the same, with a
- * {@link DeadlineExceededException}. A context that is already done fails the call with its
- * {@linkplain CallContext#failure() failure} before anything is sent.</li>
- * <li>The calling thread interrupted, while it waits for the response or reads a body (a stream's
- * included, on every Java version): the exchange is aborted and the call, or the stream, ends with
- * a {@link CancellationException}; the thread's interrupt status stays set.</li>
- * </ul>
- * Messages never hold the request body, the credentials or the response body.
+ * <p>Its contract is what a transport owes the retry: every failure typed ({@link NetworkException}
+ * for the transport and unreadable bodies, {@link HttpStatusException} with the provider's delay for
+ * a status, a {@link ProviderErrorException} for an error object sent with a 200, a
+ * {@link QuotaExceededException} for a used-up quota), a stream established at its first event (a
+ * failure before it is a {@link HalfOpenStreamException}), the context's cancellation and deadline
+ * aborting the exchange, and the rate-limit headers read into {@code rateLimitedFor()}. The whole list,
+ * case by case: {@code docs/sample-app.md}, "The sample's HTTP client, as a model for yours".
  *
- * <h2>Streams</h2>
- * {@link #stream} sends {@code "stream": true} and reads server-sent events. Each event whose chunk
- * carries text in {@code choices[0].delta.content} becomes one
- * {@link dev.inference.client.StreamEvent} holding that text; chunks without text (the role
- * announcement, the finish reason) are skipped, and {@code data: [DONE]} ends the stream normally.
- * The stream counts as established once the first event (or {@code [DONE]}) has been read: if the
- * status was 2xx but that first read fails, {@code stream} throws a
- * {@link HalfOpenStreamException} carrying the reader and the typed failure. After that, every
- * failure (the connection cut, the body ending without {@code [DONE]}, a malformed chunk) ends the
- * stream: it is thrown from {@code hasNext()}/{@code next()} and reported by {@code result()}. An
- * error event, before content or after, is a {@link ProviderErrorException}. No line of the
- * stream, and no event's data, may be longer than 1 MiB: a longer one fails the stream with a
- * {@link NetworkException} (a half-open stream before any content, which the decorator may retry,
- * like any body that did not arrive as expected; a final failure after content), so that one
- * endless line cannot exhaust the memory. An {@link Error} while the stream is established
- * withdraws the attempt's cancellation and deadline hooks and closes the body before it goes on.
- *
- * <h2>Rate limits</h2>
- * Every answer's OpenAI rate-limit headers ({@code x-ratelimit-remaining-requests} with
- * {@code x-ratelimit-reset-requests}, and the same for tokens) are read with
- * {@link RateLimitHeaders#OPENAI}: when a limit is at zero, the response, the stream's reader or the
- * {@link HttpStatusException} says for how long ({@code rateLimitedFor()}), so that a retrying
- * decorator with a shared cool-down holds every caller of the account off until the reset. A used-up
- * quota's 429 says nothing of it: no wait mends that.
- *
- * <h2>Credentials</h2>
- * The context's {@link Authorizer} is asked once per call, just before the request is built, and
- * every entry of its map is sent as a request header (such as {@code Authorization: Bearer ...}).
- * An entry that cannot be sent (a value with a line break, a name that is not a header name) fails
- * the call with an {@link IllegalArgumentException} before anything is sent; its message shows
- * neither the value nor such a name, since either may be a credential.
- *
- * <p>Instances are immutable and thread-safe.
+ * <p>Traps: messages never hold the request body, the credentials or the response body, and a header
+ * from the {@link Authorizer} that cannot be sent fails the call without naming its value; no stream
+ * line may exceed 1 MiB. Instances are immutable and thread-safe.
  */
 public final class OpenAiCompatibleClient implements InferenceClient {
 

@@ -2,7 +2,7 @@ package dev.inference.sample.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.retry.CooldownStore;
+import dev.inference.retry.cooldown.CooldownStore;
 import dev.inference.retry.cooldown.redis.RedisCooldownStore;
 import dev.inference.retry.cooldown.redis.RedisServer;
 import dev.inference.sample.cluster.Cluster.Instance;

@@ -2,8 +2,8 @@ package dev.inference.retry.cooldown.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.inference.retry.CooldownReason;
 import dev.inference.retry.autoconfigure.RetryTags;
+import dev.inference.retry.cooldown.CooldownReason;
 import java.util.Optional;
 
 /**

@@ -2,8 +2,8 @@ package dev.inference.retry.cooldown.redis;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.inference.retry.CooldownReason;
-import dev.inference.retry.LocalCooldownStore;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.util.Set;
 import java.util.UUID;

@@ -2,9 +2,9 @@ package dev.inference.retry.cooldown.redis;
 
 import dev.inference.client.Durations;
 import dev.inference.retry.Backoff;
-import dev.inference.retry.CooldownReason;
-import dev.inference.retry.CooldownStore;
-import dev.inference.retry.LocalCooldownStore;
+import dev.inference.retry.cooldown.CooldownReason;
+import dev.inference.retry.cooldown.CooldownStore;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;

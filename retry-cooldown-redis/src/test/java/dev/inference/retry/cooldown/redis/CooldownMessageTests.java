@@ -3,7 +3,7 @@ package dev.inference.retry.cooldown.redis;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inference.retry.CooldownReason;
+import dev.inference.retry.cooldown.CooldownReason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

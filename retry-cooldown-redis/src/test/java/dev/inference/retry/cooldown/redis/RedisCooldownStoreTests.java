@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import ch.qos.logback.classic.Level;
-import dev.inference.retry.CooldownReason;
+import dev.inference.retry.cooldown.CooldownReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -9,15 +9,15 @@ import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.internal.AnthropicInternals;
 import dev.inference.retry.springai.internal.ForwardingProxy;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
-import dev.inference.retry.springai.exchange.CancelOnEarlyClose;
+import dev.inference.retry.springai.exchange.AbandonableCalls;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -31,7 +31,7 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * Rebuilds a {@link AnthropicChatModel} (Spring AI 2.0.1) on SDK clients whose HTTP exchanges a
  * {@link Retrier} retries, keeping its class and everything else it was built with, and each SDK client
  * re-optioned on a {@link RetryingHttpClient}, its own retries off. Spring AI's OkHttp transport is made
- * again with OkHttp's silent retry off ({@link #oneRequestPerCall}). The asynchronous client is wrapped
+ * again with OkHttp's silent retry off and timed attempts abandonable ({@link #oneRequestPerCall}). The asynchronous client is wrapped
  * by {@link CancellableAnthropicStreams}, so that cancelling a stream ends its exchange, and reads each
  * stream on the thread that read its first event ({@link StreamHandOff}).
  *
@@ -81,21 +81,21 @@ final class AnthropicChatModelRebuild {
      * @param model the model, which is left unchanged and should no longer be used
      * @param beanName its bean name, for the exception
      * @param retrier the decisions about every exchange of the model
-     * @param timer the timer of the asynchronous client's waits
+     * @param waits the timer of the asynchronous client's waits
      * @return a new model of the same class
      * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
-    static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
+    static AnthropicChatModel rebuild(AnthropicChatModel model, String beanName, Retrier retrier, WaitScheduler waits) {
         ToolCallingManager toolCallingManager = AnthropicInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
         ObservationRegistry observationRegistry = AnthropicInternals.CHAT_OBSERVATION_REGISTRY.read(model, beanName);
         ChatModelObservationConvention convention = AnthropicInternals.CHAT_OBSERVATION_CONVENTION.read(model,
                 beanName);
         Clients clients = Clients.of(model, beanName);
-        HttpClient transport = oneRequestPerCall(AnthropicInternals.TRANSPORT.read(clients.options(), beanName),
-                beanName);
-        HttpClient asyncTransport = oneRequestPerCall(
-                AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName), beanName);
+        HttpClient original = AnthropicInternals.TRANSPORT.read(clients.options(), beanName);
+        HttpClient transport = oneRequestPerCall(original, beanName);
+        HttpClient asyncOriginal = AnthropicInternals.TRANSPORT.read(clients.asyncOptions(), beanName);
+        HttpClient asyncTransport = oneRequestPerCall(asyncOriginal, beanName);
         if (clients.retries() > 0) {
             throw ModelClientRetriesException.chatModel(beanName, clients.retries(),
                     AnthropicProvider.CLIENT_RETRIES_PROPERTY, "");
@@ -103,13 +103,13 @@ final class AnthropicChatModelRebuild {
 
         StreamCalls calls = new StreamCalls();
         AnthropicClient retried = clients.client().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, transport, retrier, timer,
-                    clients.options().streamHandlerExecutor(), calls))
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, transport, retrier, waits,
+                    clients.options().streamHandlerExecutor(), calls, transport != original))
             .maxRetries(0));
         Executor streamHandlers = clients.asyncOptions().streamHandlerExecutor();
         AnthropicClientAsync retriedAsync = clients.clientAsync().withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, asyncTransport, retrier, timer, streamHandlers,
-                    calls))
+            .httpClient(RetryingHttpClient.of(AnthropicHttp.HTTP, asyncTransport, retrier, waits, streamHandlers,
+                    calls, asyncTransport != asyncOriginal))
             .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
         AnthropicChatModel rebuilt = buildWith(model, retried, CancellableAnthropicStreams.wrap(retriedAsync, calls),
@@ -119,12 +119,13 @@ final class AnthropicChatModelRebuild {
     }
 
     /**
-     * Returns a transport that sends each request once: Spring AI's OkHttp transport made again on its
-     * OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1 turns on, and which
-     * sends a request again when the connection it took from the pool fails: a second, unseen attempt.
-     * Everything else of that client (its connection pool, dispatcher, interceptors, timeouts, proxy) and
-     * of the transport (its backend) is shared as Spring AI built it. A transport of the application's
-     * own is used as it is.
+     * Returns a transport that sends each request once and can abandon it: Spring AI's OkHttp transport
+     * made again on its OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1
+     * turns on, and which sends a request again when the connection it took from the pool fails (a
+     * second, unseen attempt), and with {@link AbandonableCalls}. Everything else of that client (its
+     * connection pool, dispatcher, interceptors, timeouts, proxy) and of the transport (its backend) is
+     * shared as Spring AI built it. A transport of the application's own is used as it is, the same
+     * object.
      *
      * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
      * @param beanName the model's bean name, for the exception
@@ -138,13 +139,10 @@ final class AnthropicChatModelRebuild {
             return transport;
         }
         OkHttpClient okHttp = AnthropicInternals.OK_HTTP.read(springAi, beanName);
-        if (!okHttp.retryOnConnectionFailure()) {
-            return transport;
-        }
         Backend backend = AnthropicInternals.BACKEND.read(springAi, beanName);
         boolean ownsDispatcher = AnthropicInternals.OWNS_DISPATCHER.read(springAi, beanName);
         HttpClient copy = AnthropicInternals.SPRING_AI_TRANSPORT.newInstance(beanName,
-                okHttp.newBuilder().retryOnConnectionFailure(false).addInterceptor(CancelOnEarlyClose.INSTANCE).build(),
+                okHttp.newBuilder().retryOnConnectionFailure(false).addInterceptor(AbandonableCalls.INSTANCE).build(),
                 backend, ownsDispatcher);
         // Once its wrapper is unreachable, the SDK closes Spring AI's transport, and the dispatcher the copy shares.
         return ForwardingProxy.keepingReachable(HttpClient.class, copy, transport);

@@ -2,8 +2,8 @@ package dev.inference.retry.springai.anthropic;
 
 import com.anthropic.client.AnthropicClientAsyncImpl;
 import com.anthropic.client.AnthropicClientImpl;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.ModelRetriers;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.beans.factory.ObjectProvider;

@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.autoconfigure;
 
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.ChatModelFailureTranslator;
 import dev.inference.retry.springai.ModelRetriers;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.proxy.ChatModelProxyRetryPostProcessor;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.beans.factory.ObjectProvider;
@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -35,8 +36,12 @@ import org.springframework.context.annotation.Import;
 @Import(SpringAiProviders.Configurations.class)
 public final class SpringAiRetryAutoConfiguration {
 
-    /** The timer of the waits of every retried model, stopped when the application context closes. */
+    /**
+     * The timer of the waits of every retried model, stopped when the application context closes: the
+     * one the retry auto-configuration gives every retried bean, made here only without it.
+     */
     @Bean
+    @ConditionalOnMissingBean
     RetryTimer inferenceRetrySpringAiTimer() {
         return new RetryTimer();
     }

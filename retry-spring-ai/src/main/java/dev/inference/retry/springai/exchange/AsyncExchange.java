@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The attempts of one exchange of {@link RetryingExchanges#executeAsync}, for the core's non-blocking
- * loop ({@link AsyncRetry}), which decides and waits on the {@link RetryTimer}.
+ * loop ({@link AsyncRetry}), which decides, and waits on the exchanges' {@link WaitScheduler}.
  *
  * <p>An attempt moves on from one callback to the next: its completion on the transport's thread, then
  * the reading of a successful body on the body reader executor, where its outcome is told, so that the
@@ -60,7 +60,7 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     @SuppressWarnings("FutureReturnValueIgnored")
     CompletableFuture<R> start() {
         CallContext.Registration cancelAttempt = this.context.onCancel(this::cancelInFlight);
-        CompletableFuture<R> result = AsyncRetry.of(this.exchanges.retrier(), scheduler(this.exchanges.timer()))
+        CompletableFuture<R> result = AsyncRetry.of(this.exchanges.retrier(), this.exchanges.waits())
             .call(this.operation, this.context, this);
         result.whenComplete((response, failure) -> {
             if (result.isCancelled()) {
@@ -219,22 +219,6 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
             failure = failure.getCause();
         }
         return failure;
-    }
-
-    /** The timer as the core's scheduler: a wait the timer abandons when it closes ends its call. */
-    private static WaitScheduler scheduler(RetryTimer timer) {
-        return (delay, wait) -> timer.schedule(delay, new RetryTimer.Timeout() {
-
-            @Override
-            public void fire() {
-                wait.elapsed();
-            }
-
-            @Override
-            public void abandon() {
-                wait.abandoned();
-            }
-        })::cancel;
     }
 
     @Override

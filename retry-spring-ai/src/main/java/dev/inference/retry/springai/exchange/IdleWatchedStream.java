@@ -1,26 +1,31 @@
 package dev.inference.retry.springai.exchange;
 
+import dev.inference.client.AttemptScope;
+import dev.inference.client.CallContext;
 import dev.inference.failure.StreamStalledException;
+import dev.inference.retry.Retrier;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The rest of an established server-sent event stream, watched for stalls ({@code stream-idle-timeout},
  * SPEC §11): once no event but keep-alives (a {@code ping} event, an SSE comment) has arrived for
- * longer than the timeout, the stream is ended, its response closed from the {@link RetryTimer}'s
- * thread (which cancels the OkHttp call, see {@link CancelOnEarlyClose}), and every read then throws
- * {@link StreamStalledException}, which is never retried.
+ * longer than the timeout, the stream is ended, its response closed from the retrier's timer's thread
+ * (which cancels the OkHttp call, see {@link AbandonableCalls}), the retrier's listeners are told
+ * ({@link Retrier#streamStalled}), and every read then throws {@link StreamStalledException}, which is
+ * never retried.
  *
  * <p>Events are recognised by their lines as {@link FirstSseEvent} recognises them, with only what the
  * watch needs kept: whether the event has data and whether it is named {@code ping}. One timer task per
  * stream at a time: an event only records when it came, and the task, when it runs, waits again for
  * what is left of the timeout. Read by one thread at a time, as any stream.
  */
-final class IdleWatchedStream extends FilterInputStream {
+public final class IdleWatchedStream extends FilterInputStream {
 
     private static final byte[] PING = "event: ping".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -28,7 +33,9 @@ final class IdleWatchedStream extends FilterInputStream {
 
     private final long timeoutNanos;
 
-    private final RetryTimer timer;
+    private final Retrier retrier;
+
+    private final AttemptScope.Timer timer;
 
     private final Runnable closeResponse;
 
@@ -38,7 +45,7 @@ final class IdleWatchedStream extends FilterInputStream {
 
     private volatile boolean stalled;
 
-    private volatile RetryTimer.@Nullable Scheduled check;
+    private volatile CallContext.@Nullable Registration check;
 
     /** The first bytes of the line being read, enough to recognise {@code event: ping}. */
     private final byte[] line = new byte[PING.length + 1];
@@ -51,11 +58,12 @@ final class IdleWatchedStream extends FilterInputStream {
 
     private boolean afterCarriageReturn;
 
-    private IdleWatchedStream(InputStream rest, Duration timeout, RetryTimer timer, Runnable closeResponse) {
+    private IdleWatchedStream(InputStream rest, Duration timeout, Retrier retrier, Runnable closeResponse) {
         super(rest);
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
-        this.timer = timer;
+        this.retrier = retrier;
+        this.timer = retrier.timer();
         this.closeResponse = closeResponse;
     }
 
@@ -64,13 +72,14 @@ final class IdleWatchedStream extends FilterInputStream {
      *
      * @param rest what is left of the stream
      * @param timeout the longest silence allowed between two events that are not keep-alives
-     * @param timer where the watch runs
-     * @param closeResponse closes the stream's response, so that a blocked read ends
+     * @param retrier the stream's retrier, on whose timer the watch runs and whose listeners hear of a stall
+     * @param closeResponse closes the stream's response, so that a blocked read ends; runs on the timer's
+     *     thread, so must not block
      * @return the watched stream
      */
-    static IdleWatchedStream watch(InputStream rest, Duration timeout, RetryTimer timer, Runnable closeResponse) {
-        IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, timer, closeResponse);
-        watched.lastEventNanos = System.nanoTime();
+    public static IdleWatchedStream watch(InputStream rest, Duration timeout, Retrier retrier, Runnable closeResponse) {
+        IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
+        watched.lastEventNanos = watched.timer.nanoTime();
         watched.scheduleCheck(watched.timeoutNanos);
         return watched;
     }
@@ -144,7 +153,7 @@ final class IdleWatchedStream extends FilterInputStream {
     private void lineEnded() {
         if (this.lineLength == 0) {
             if (this.eventHasData && !this.eventIsPing) {
-                this.lastEventNanos = System.nanoTime();
+                this.lastEventNanos = this.timer.nanoTime();
             }
             this.eventHasData = false;
             this.eventIsPing = false;
@@ -172,18 +181,12 @@ final class IdleWatchedStream extends FilterInputStream {
     }
 
     private void scheduleCheck(long delayNanos) {
-        this.check = this.timer.schedule(Duration.ofNanos(delayNanos), new RetryTimer.Timeout() {
-
-            @Override
-            public void fire() {
-                check();
-            }
-
-            @Override
-            public void abandon() {
-                // The application is closing: the stream's own client ends it.
-            }
-        });
+        try {
+            this.check = this.timer.schedule(Duration.ofNanos(delayNanos), this::check);
+        }
+        catch (RejectedExecutionException closed) {
+            // The application is closing: the stream's own client ends it.
+        }
     }
 
     /** On the timer thread: ends a stream that stalled, or waits for what is left of the timeout. */
@@ -191,22 +194,28 @@ final class IdleWatchedStream extends FilterInputStream {
         if (this.ended.get()) {
             return;
         }
-        long left = this.lastEventNanos + this.timeoutNanos - System.nanoTime();
+        long left = this.lastEventNanos + this.timeoutNanos - this.timer.nanoTime();
         if (left > 0) {
             scheduleCheck(left);
             return;
         }
         if (this.ended.compareAndSet(false, true)) {
             this.stalled = true;
-            this.closeResponse.run();
+            // Told before the reader can see the stall, so that whoever reads the meter after it sees it counted.
+            try {
+                this.retrier.streamStalled(this.timeout);
+            }
+            finally {
+                this.closeResponse.run();
+            }
         }
     }
 
     private void end() {
         if (this.ended.compareAndSet(false, true)) {
-            RetryTimer.Scheduled scheduled = this.check;
+            CallContext.Registration scheduled = this.check;
             if (scheduled != null) {
-                scheduled.cancel();
+                scheduled.close();
             }
         }
     }

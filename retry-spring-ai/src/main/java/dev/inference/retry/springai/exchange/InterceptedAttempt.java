@@ -96,7 +96,7 @@ public record InterceptedAttempt<R extends Closeable>(@Nullable R response, @Nul
                 result.discard();
             }
         };
-        return blocking.call(operation, CallContext.background(), attempts).handOver();
+        return blocking.call(operation, FallbackMark.mark(CallContext.background()), attempts).handOver();
     }
 
     /** Returns the response, or throws the transport's failure. */

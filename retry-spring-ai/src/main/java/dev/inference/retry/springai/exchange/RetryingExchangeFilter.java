@@ -3,6 +3,7 @@ package dev.inference.retry.springai.exchange;
 import dev.inference.client.CallContext;
 import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
@@ -42,7 +43,10 @@ import reactor.util.context.Context;
  * or more an {@link HttpStatusException} ({@link TypedFailures#status}). Content goes on untouched, the
  * bytes read first included, and once it has begun a failure is final. A permanent status is handed on as
  * the response; a retryable one carries its typed failure as its cause, and on exhaustion is the cause of
- * the {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop.
+ * the {@link ExhaustedException}. Waits are {@link ReactorRetry}'s timers, never an event loop. With a
+ * {@code stream-idle-timeout}, a body silent for longer once established ends with a
+ * {@link StreamStalledException}, its exchange cancelled (a newline-delimited JSON stream has no
+ * keep-alives: any bytes count).
  *
  * <p>Trap: operators above the exchange may hold a subscriber's cancellation back (Spring AI's Ollama
  * stream does), so a subscription can carry a {@link CallContext} ({@link #cancelledWith}) whose
@@ -92,7 +96,9 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         return Mono.deferContextual((view) -> {
-            CallContext call = view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background());
+            // A fallback chain's member gives up rather than wait for a Retry-After, on any thread (see FallbackMark).
+            CallContext call = FallbackMark.mark(view.<CallContext>getOrEmpty(CALL).orElse(CallContext.background()),
+                    view);
             Mono<ClientResponse> exchange = withFirstTokenTimeout(Mono.defer(() -> next.exchange(request))
                 .onErrorMap(WebClientRequestException.class, RetryingExchangeFilter::networkFailure)
                 .flatMap(this::established));
@@ -134,7 +140,8 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     private Mono<ClientResponse> established(ClientResponse response) {
         int status = response.statusCode().value();
         if (status < 400) {
-            return (status >= 200 && status <= 299) ? firstLineRead(response) : Mono.just(response);
+            return (status >= 200 && status <= 299) ? firstLineRead(response, this::watchedForStalls)
+                    : Mono.just(response);
         }
         HttpStatusException typed = TypedFailures.status(status, (name) -> TypedFailures.first(response.headers().header(name)), this.clock);
         if (!Classification.isRetryable(typed)) {
@@ -151,6 +158,25 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
             .flatMap((exception) -> Mono.error(TypedFailures.withTypedCause(exception, typed)));
     }
 
+    /**
+     * An established body ended with a {@link StreamStalledException} once it stays silent for longer than
+     * the retrier's {@code stream-idle-timeout}, if it has one: its exchange is cancelled (Reactor Netty
+     * closes the connection) and the retrier's listeners are told. Timed on Reactor's parallel scheduler,
+     * never an event loop.
+     */
+    private Flux<DataBuffer> watchedForStalls(Flux<DataBuffer> body) {
+        Optional<Duration> idle = this.retry.retrier().timeouts().streamIdle();
+        if (idle.isEmpty()) {
+            return body;
+        }
+        Duration limit = idle.get();
+        return body.timeout(limit, Flux.defer(() -> {
+            this.retry.retrier().streamStalled(limit);
+            return Flux.error(new StreamStalledException(
+                    "The stream sent nothing for longer than its stream-idle-timeout of " + limit, limit));
+        }), Schedulers.parallel());
+    }
+
     /** The response with its body, already read, in memory. */
     private static ClientResponse withBody(ClientResponse response, byte[] body) {
         return withBody(response, Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(body))));
@@ -164,10 +190,11 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
     /**
      * Reads a successful response up to the end of its first line, or {@link FirstSseEvent#DEFAULT_LIMIT}
      * bytes, or its end, and passes it on with its whole body: the buffers read first, then the rest as
-     * it arrives, on the same subscription to the original body. A body that fails before is the
-     * attempt's network failure.
+     * it arrives, on the same subscription to the original body, as {@code rest} makes it. A body that
+     * fails before is the attempt's network failure.
      */
-    private static Mono<ClientResponse> firstLineRead(ClientResponse response) {
+    private static Mono<ClientResponse> firstLineRead(ClientResponse response,
+            Function<Flux<DataBuffer>, Flux<DataBuffer>> rest) {
         FirstLine firstLine = new FirstLine();
         return response.body(BodyExtractors.toDataBuffers())
             .bufferUntil(firstLine::endsWith)
@@ -175,7 +202,7 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
             // The response goes on as soon as its first line is in; the rest of the body stays subscribed.
             .switchOnFirst((first, parts) -> first.isOnError()
                     ? Mono.error(bodyFailed(response, Objects.requireNonNull(first.getThrowable())))
-                    : Mono.just(withBody(response, parts.concatMapIterable(Function.identity()))), false)
+                    : Mono.just(withBody(response, rest.apply(parts.concatMapIterable(Function.identity())))), false)
             .singleOrEmpty();
     }
 

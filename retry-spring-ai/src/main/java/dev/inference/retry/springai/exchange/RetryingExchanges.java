@@ -7,11 +7,11 @@ import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.FallbackScope;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.ShutdownSignal;
 import dev.inference.retry.Timeouts;
+import dev.inference.retry.WaitScheduler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
@@ -62,11 +62,13 @@ public final class RetryingExchanges<R> {
 
     private final BlockingRetry blocking;
 
-    private final RetryTimer timer;
+    private final WaitScheduler waits;
 
     private final Executor bodyReader;
 
     private final StreamCalls streamCalls;
+
+    private final boolean abandonable;
 
     private final Clock clock;
 
@@ -75,29 +77,33 @@ public final class RetryingExchanges<R> {
      *
      * @param sdk the SDK's HTTP types and failures
      * @param retrier the decisions
-     * @param timer the timer of {@link #executeAsync}'s waits
+     * @param waits the timer of {@link #executeAsync}'s waits
      * @param bodyReader where {@link #executeAsync} reads what of a successful body belongs to the attempt,
      *     which blocks until it has arrived: the SDK's stream handler executor, so that the SDK reads the
      *     rest of a stream on the same thread ({@link StreamHandOff})
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
+     * @param abandonable whether the transport cancels a blocking call made while an attempt is bound to
+     *     its thread ({@link AbandonableCalls})
      */
-    RetryingExchanges(SdkHttp<R> sdk, Retrier retrier, RetryTimer timer, Executor bodyReader,
-            StreamCalls streamCalls) {
+    RetryingExchanges(SdkHttp<R> sdk, Retrier retrier, WaitScheduler waits, Executor bodyReader,
+            StreamCalls streamCalls, boolean abandonable) {
         this.sdk = Objects.requireNonNull(sdk, "sdk must not be null");
         this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
         this.blocking = BlockingRetry.of(retrier);
-        this.timer = Objects.requireNonNull(timer, "timer must not be null");
+        this.waits = Objects.requireNonNull(waits, "waits must not be null");
         this.bodyReader = Objects.requireNonNull(bodyReader, "bodyReader must not be null");
         this.streamCalls = Objects.requireNonNull(streamCalls, "streamCalls must not be null");
+        this.abandonable = abandonable;
         this.clock = Clock.systemUTC();
     }
 
     /**
      * Makes an exchange, retrying as the class documentation describes; blocks during waits.
      *
-     * <p>An attempt with a timeout of its own ({@link #attemptTimeout}) is sent with {@code cancellable}
-     * instead, so that the timeout, which runs on the {@link RetryTimer}, can cancel its request; the
-     * calling thread waits for it, and an interrupt cancels it.
+     * <p>An attempt with a timeout of its own ({@link #attemptTimeout}) is bound to the calling thread
+     * while it is sent, so that the timeout, which runs on the retrier's timer, cancels its request
+     * ({@link AbandonableCalls}); on a transport that cannot, it is sent with {@code cancellable}
+     * instead, the calling thread waiting for it, and an interrupt cancelling it.
      *
      * @param request the request as the SDK made it
      * @param transport makes one attempt: sends the request given and returns its response
@@ -115,10 +121,19 @@ public final class RetryingExchanges<R> {
         }
         Operation operation = operationOf(outgoing);
         Optional<Duration> timeout = attemptTimeout(operation);
-        BlockingRetry.Attempts<Outcome<R>, RuntimeException> attempts = timeout.isEmpty()
-                ? new BlockingExchange((attempt) -> attemptBlocking(outgoing, operation, transport, attempt))
-                : new BlockingExchange((attempt) -> attemptTimed(outgoing, operation, cancellable, attempt, timeout.get()));
-        return this.blocking.call(operation, CallContext.background(), attempts).response();
+        BlockingRetry.Attempts<Outcome<R>, RuntimeException> attempts;
+        if (timeout.isEmpty()) {
+            attempts = new BlockingExchange((attempt) -> attemptBlocking(outgoing, operation, transport, attempt));
+        }
+        else if (this.abandonable) {
+            attempts = new BlockingExchange(
+                    (attempt) -> attemptBound(outgoing, operation, transport, attempt, timeout.get()));
+        }
+        else {
+            attempts = new BlockingExchange(
+                    (attempt) -> attemptTimed(outgoing, operation, cancellable, attempt, timeout.get()));
+        }
+        return this.blocking.call(operation, FallbackMark.mark(CallContext.background()), attempts).response();
     }
 
     /**
@@ -134,9 +149,9 @@ public final class RetryingExchanges<R> {
         return (operation == Operation.STREAM) ? timeouts.firstToken() : timeouts.attempt();
     }
 
-    /** Starts an attempt's scope, timed by the {@link RetryTimer}, from the call's context. */
+    /** Starts an attempt's scope, timed by the retrier's timer, from the call's context. */
     AttemptScope startAttempt(CallContext call, Duration timeout) {
-        return call.startAttempt(timeout, this.timer.attemptTimer());
+        return call.startAttempt(timeout, this.retrier.timer());
     }
 
     /**
@@ -173,8 +188,8 @@ public final class RetryingExchanges<R> {
             context = registered.get();
         }
         else {
-            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
-            context = FallbackScope.isActive() ? CallContext.cancellable().withFallback() : CallContext.cancellable();
+            // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackMark).
+            context = FallbackMark.mark(CallContext.cancellable());
         }
         return new AsyncExchange<>(this, outgoing, transport, operationOf(outgoing), context).start();
     }
@@ -183,8 +198,8 @@ public final class RetryingExchanges<R> {
         return this.retrier;
     }
 
-    RetryTimer timer() {
-        return this.timer;
+    WaitScheduler waits() {
+        return this.waits;
     }
 
     Executor bodyReader() {
@@ -208,6 +223,28 @@ public final class RetryingExchanges<R> {
         }
         Outcome<R> outcome = classify(response);
         return (outcome != null) ? outcome : read(response, operation, CallContext.background());
+    }
+
+    /**
+     * Makes one attempt bounded by its own timeout on the calling thread: sends the request with the
+     * attempt bound to the thread, so that the timeout cancels its call ({@link AbandonableCalls}), and
+     * reads its attempt's part within the same bound; when the timeout passes first, the attempt fails
+     * with an {@link AttemptTimeoutException}.
+     */
+    private Outcome<R> attemptBound(Object request, Operation operation, Function<Object, R> transport, int attempt,
+            Duration timeout) {
+        try (AttemptScope scope = startAttempt(CallContext.background(), timeout)) {
+            R response;
+            try (AbandonableCalls.Binding bound = AbandonableCalls.bind(scope.context())) {
+                response = transport.apply(forAttempt(request, attempt));
+            }
+            catch (RuntimeException ex) {
+                // An interrupt shows as an I/O failure: it is the caller giving up, not the network.
+                boolean interrupted = Thread.currentThread().isInterrupted();
+                return Outcome.failed(interrupted ? ex : attemptFailure(scope, this.sdk.failures().transportException(ex)));
+            }
+            return timed(scope, response, operation);
+        }
     }
 
     /**
@@ -252,13 +289,18 @@ public final class RetryingExchanges<R> {
                                 : new IOException(cause));
                 return Outcome.failed(attemptFailure(scope, failure));
             }
-            Outcome<R> outcome = classify(response);
-            if (outcome == null) {
-                outcome = read(response, operation, scope.context());
-            }
-            return (outcome.isSuccess() || outcome.handsOver()) ? outcome
-                    : Outcome.failed(attemptFailure(scope, Objects.requireNonNull(outcome.failure())));
+            return timed(scope, response, operation);
         }
+    }
+
+    /** Classifies and reads a timed attempt's response within the attempt's scope. */
+    private Outcome<R> timed(AttemptScope scope, R response, Operation operation) {
+        Outcome<R> outcome = classify(response);
+        if (outcome == null) {
+            outcome = read(response, operation, scope.context());
+        }
+        return (outcome.isSuccess() || outcome.handsOver()) ? outcome
+                : Outcome.failed(attemptFailure(scope, Objects.requireNonNull(outcome.failure())));
     }
 
     /**
@@ -393,7 +435,7 @@ public final class RetryingExchanges<R> {
         try {
             Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
             InputStream rest = idle.isEmpty() ? body
-                    : IdleWatchedStream.watch(body, idle.get(), this.timer, () -> this.sdk.close(response));
+                    : IdleWatchedStream.watch(body, idle.get(), this.retrier, () -> this.sdk.close(response));
             whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }

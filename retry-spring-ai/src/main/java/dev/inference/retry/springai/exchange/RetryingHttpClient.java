@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
 import dev.inference.retry.springai.internal.ForwardingProxy;
 import java.lang.reflect.Method;
 import java.util.Objects;
@@ -20,8 +21,10 @@ import org.jspecify.annotations.Nullable;
  * (the overloads without options, which call those; {@code close()}; any the SDK adds later) goes to the
  * transport. As the SDK's layers above pass an exception from the HTTP client through unchanged, a
  * blocking call throws an {@link dev.inference.retry.ExhaustedException} itself, and a stream signals it
- * in its future. A blocking exchange whose attempts have a timeout sends each with
- * {@code executeAsync}, whose cancellation the SDK's OkHttp transport turns into {@code Call.cancel()}.
+ * in its future. A blocking exchange whose attempts have a timeout stays on its caller's thread when the
+ * transport carries {@link AbandonableCalls}, which cancels the attempt's OkHttp call from the timer;
+ * on any other transport it sends each attempt with {@code executeAsync}, whose cancellation the SDK's
+ * OkHttp transport turns into {@code Call.cancel()}, and which queues on OkHttp's dispatcher.
  */
 public final class RetryingHttpClient {
 
@@ -37,23 +40,26 @@ public final class RetryingHttpClient {
      *     {@code C}
      * @param transport the client the SDK would use, making one request per call
      * @param retrier the decisions
-     * @param timer the timer of the waits of {@code executeAsync}
+     * @param waits the timer of the waits of {@code executeAsync}
      * @param bodyReader where {@code executeAsync} reads what of a successful body belongs to the attempt,
      *     which blocks until it has arrived: the SDK's stream handler executor, which the SDK's client is
      *     then given as {@link StreamHandOff#streamHandlerExecutor}, so that the rest of a stream is read
      *     on the same thread
      * @param streamCalls the contexts of stream calls that a client wrapper cancels
+     * @param abandonable whether the transport's OkHttp client carries {@link AbandonableCalls}, so that
+     *     a blocking attempt is abandoned on its caller's thread
      * @return the retrying client; closing it closes the transport
      * @throws IllegalArgumentException if {@code transport} is not of the SDK's client type
      */
-    public static <C, R> C of(SdkHttp<R> sdk, C transport, Retrier retrier, RetryTimer timer, Executor bodyReader,
-            StreamCalls streamCalls) {
+    public static <C, R> C of(SdkHttp<R> sdk, C transport, Retrier retrier, WaitScheduler waits, Executor bodyReader,
+            StreamCalls streamCalls, boolean abandonable) {
         @SuppressWarnings("unchecked")
         Class<C> clientType = (Class<C>) sdk.clientType();
         if (!clientType.isInstance(transport)) {
             throw new IllegalArgumentException(transport + " is not a " + clientType.getName());
         }
-        RetryingExchanges<R> exchanges = new RetryingExchanges<>(sdk, retrier, timer, bodyReader, streamCalls);
+        RetryingExchanges<R> exchanges = new RetryingExchanges<>(sdk, retrier, waits, bodyReader, streamCalls,
+                abandonable);
         return ForwardingProxy.of(clientType, transport, "RetryingHttpClient[" + retrier + "]",
                 (method, args) -> exchange(transport, exchanges, method, args));
     }

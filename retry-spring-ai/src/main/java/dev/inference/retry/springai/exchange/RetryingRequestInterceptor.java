@@ -1,5 +1,8 @@
 package dev.inference.retry.springai.exchange;
 
+import dev.inference.client.AttemptScope;
+import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
@@ -12,7 +15,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +46,10 @@ import org.springframework.web.client.ResponseErrorHandler;
  * throws today; a retryable one is made here as the client would make it (its
  * {@link ResponseErrorHandler}'s exception, or a {@link ResourceAccessException}), with the typed
  * failure as its cause, and on exhaustion is the cause of the {@link ExhaustedException}.
+ *
+ * <p>With an {@code attempt-timeout}, an attempt still running when it passes is abandoned by
+ * interrupting the calling thread ({@link InterruptOnCancel}) and fails with an
+ * {@link AttemptTimeoutException}, retried.
  *
  * <p>Trap: waits block the calling thread, which an interrupt or the {@link ShutdownSignal} wakes at
  * once with no further request. Thread-safe; every call's state lives in the call.
@@ -79,7 +88,34 @@ public final class RetryingRequestInterceptor implements ClientHttpRequestInterc
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
-        return InterceptedAttempt.call(this.blocking, Operation.INVOKE, () -> attempt(request, body, execution));
+        Optional<Duration> timeout = this.retrier.timeouts().attempt();
+        Supplier<InterceptedAttempt<ClientHttpResponse>> oneOf = timeout.isEmpty()
+                ? () -> attempt(request, body, execution)
+                : () -> timedAttempt(request, body, execution, timeout.get());
+        return InterceptedAttempt.call(this.blocking, Operation.INVOKE, oneOf);
+    }
+
+    /**
+     * Makes one attempt bounded by its timeout, which interrupts the calling thread if the exchange, its
+     * body included, is still running; the attempt then fails with an {@link AttemptTimeoutException}.
+     */
+    private InterceptedAttempt<ClientHttpResponse> timedAttempt(HttpRequest request, byte[] body,
+            ClientHttpRequestExecution execution, Duration timeout) {
+        try (AttemptScope scope = CallContext.background().startAttempt(timeout, this.retrier.timer())) {
+            InterceptedAttempt<ClientHttpResponse> result;
+            try (InterruptOnCancel interrupt = InterruptOnCancel.of(scope.context())) {
+                result = attempt(request, body, execution);
+            }
+            catch (RuntimeException ex) {
+                throw scope.failureFor(ex);
+            }
+            RuntimeException failure = result.failure();
+            if (result.transportFailure() != null && failure != null && scope.timedOut()) {
+                // The interrupt was the timeout's, not the caller's.
+                throw scope.failureFor(failure);
+            }
+            return result;
+        }
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.client.CallContext;
-import dev.inference.retry.FallbackScope;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -62,9 +61,8 @@ public final class StreamCalls {
      * @throws RuntimeException what {@code start} threw, the call forgotten
      */
     public <T> Started<T> start(Function<String, T> start, Function<T, CompletionStage<?>> ended) {
-        // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackScope).
-        CallContext context = FallbackScope.isActive() ? CallContext.cancellable().withFallback()
-                : CallContext.cancellable();
+        // A fallback chain's member gives up rather than wait for a Retry-After (see FallbackMark).
+        CallContext context = FallbackMark.mark(CallContext.cancellable());
         String id = register(context);
         T started;
         try {

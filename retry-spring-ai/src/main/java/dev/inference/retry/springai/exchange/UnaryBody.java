@@ -19,7 +19,7 @@ import java.util.List;
  * that length. Trap: a body longer than {@link #LIMIT} (or than announced) is read that far only, and
  * the rest goes to the client as it arrives, where a failure is the client's, as it was.
  */
-final class UnaryBody {
+public final class UnaryBody {
 
     /**
      * How much of a unary body is read within the attempt: far more than a chat completion (the text of
@@ -60,7 +60,7 @@ final class UnaryBody {
      * @return the bytes read; fewer than announced when the body ended before
      * @throws IOException what reading the body threw, such as for a connection that broke before its end
      */
-    static byte[] read(InputStream body, long announced) throws IOException {
+    public static byte[] read(InputStream body, long announced) throws IOException {
         if (announced < 0 || announced > SIZED_LIMIT) {
             return read(body);
         }

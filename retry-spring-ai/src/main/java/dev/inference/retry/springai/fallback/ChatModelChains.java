@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.FallbackChain;
 import dev.inference.retry.autoconfigure.fallback.FallbackChainProperties;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
+import dev.inference.retry.fallback.FallbackChain;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;

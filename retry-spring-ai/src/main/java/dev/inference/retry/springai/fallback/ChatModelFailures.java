@@ -6,7 +6,7 @@ import dev.inference.failure.QuotaExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.CoolingDownException;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.FallbackReason;
+import dev.inference.retry.fallback.FallbackReason;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.function.UnaryOperator;

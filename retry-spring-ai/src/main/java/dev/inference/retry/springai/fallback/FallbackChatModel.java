@@ -1,9 +1,9 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.FallbackChain;
 import dev.inference.retry.FallbackExhaustedException;
-import dev.inference.retry.FallbackReason;
-import dev.inference.retry.FallbackScope;
+import dev.inference.retry.fallback.FallbackChain;
+import dev.inference.retry.fallback.FallbackReason;
+import dev.inference.retry.springai.exchange.FallbackMark;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -34,13 +34,14 @@ import reactor.core.publisher.Flux;
  * that it answers with the model its own properties name. Spring AI 2.0's models read only options of
  * their own class, so each member's options are its defaults ({@link ChatModel#getDefaultOptions()})
  * with the prompt's portable options set over them. A member that comes to wait for a
- * {@code Retry-After} or a cool-down while a later one could answer gives up at once
- * ({@link FallbackScope}).
+ * {@code Retry-After} or a cool-down while a later one could answer gives up at once: the word reaches
+ * the retry loops beneath it on the calling thread and in the stream's Reactor context
+ * ({@link FallbackMark}).
  *
  * <p>A stream falls over only before its first response: once a member's stream has begun, its
- * failure is final, and no response ever comes from two members. Trap: a member whose stream begins
- * on a thread of its own waits for a {@code Retry-After} as it would alone (see {@link FallbackScope}).
- * Immutable and thread-safe.
+ * failure is final, and no response ever comes from two members. Trap: a member whose client starts
+ * its exchange later on a thread of its own, outside Reactor, waits for a {@code Retry-After} as it
+ * would alone. Immutable and thread-safe.
  */
 public final class FallbackChatModel implements ChatModel {
 
@@ -101,7 +102,7 @@ public final class FallbackChatModel implements ChatModel {
             public ChatResponse call(int index, boolean hasFallback) {
                 ChatModel member = FallbackChatModel.this.members.get(index);
                 Prompt given = promptFor(index, prompt);
-                return hasFallback ? FallbackScope.call(() -> member.call(given)) : member.call(given);
+                return hasFallback ? FallbackMark.call(() -> member.call(given)) : member.call(given);
             }
 
             @Override
@@ -132,13 +133,8 @@ public final class FallbackChatModel implements ChatModel {
         }
         ChatModel model = this.members.get(index);
         Prompt given = promptFor(index, prompt);
-        // A member's exchange may start when its stream is made or when it is subscribed to: both within
-        // the scope, when another member could answer.
-        Flux<ChatResponse> scoped = call.hasFallback()
-                ? Flux.from((subscriber) -> FallbackScope.call(() -> {
-                    model.stream(given).subscribe(subscriber);
-                    return null;
-                })) : model.stream(given);
+        Flux<ChatResponse> scoped = call.hasFallback() ? FallbackMark.stream(() -> model.stream(given))
+                : model.stream(given);
         AtomicBoolean begun = new AtomicBoolean();
         return scoped.doOnNext((response) -> {
             if (begun.compareAndSet(false, true)) {

@@ -92,7 +92,7 @@ final class GoogleGenAiChatModelRebuild {
                     + "turned off for this model's exchanges only)", null);
         }
         Optional<ClientOptions> clientOptions = GoogleInternals.CLIENT_OPTIONS.read(api, beanName);
-        Client retried = retriedClient(client, api, clientOptions, new RetryingGoogleGenAiInterceptor(retrier));
+        Client retried = retriedClient(client, api, clientOptions, retrier);
         GoogleGenAiChatModel rebuilt = new RetriedGoogleGenAiChatModel(retried, model.getOptions(), toolCallingManager,
                 observationRegistry);
         rebuilt.setObservationConvention(convention);
@@ -101,10 +101,11 @@ final class GoogleGenAiChatModelRebuild {
 
     /** A client with the settings of the model's, on an OkHttp client whose retries are the interceptor's. */
     private static Client retriedClient(Client client, ApiClient api, Optional<ClientOptions> clientOptions,
-            RetryingGoogleGenAiInterceptor interceptor) {
+            Retrier retrier) {
         OkHttpClient.Builder http = api.httpClient().newBuilder();
         http.interceptors().removeIf((each) -> each.getClass().getName().equals(SDK_RETRY_INTERCEPTOR));
-        http.addInterceptor(interceptor);
+        // A timed attempt is a call of its own, on the same client without the interceptor.
+        http.addInterceptor(new RetryingGoogleGenAiInterceptor(retrier, http.build()));
         Client.Builder builder = Client.builder()
             .vertexAI(client.vertexAI())
             .enterprise(client.enterprise())

@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.google;
 
 import com.google.genai.Client;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.ModelRetriers;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import okhttp3.OkHttpClient;
 import org.springframework.ai.google.genai.GoogleGenAiChatModel;

@@ -3,6 +3,7 @@ package dev.inference.retry.springai.google;
 import com.google.genai.Client;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.ExhaustedException;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.concurrent.CancellationException;
@@ -23,8 +24,9 @@ import reactor.core.publisher.Flux;
  * <p>Spring AI 2.0.1's model wraps whatever its client throws in a plain {@code RuntimeException}
  * ("Failed to generate content"). For a permanent failure that wrapper is what the caller gets today,
  * the SDK's exception as its cause, and so it stays. When the retry gives up ({@link ExhaustedException})
- * or a wait is ended (a cancellation, a passed deadline, the application's shutdown), the caller gets
- * that exception itself, as from every other retried model. A subclass, not a proxy: it needs no
+ * or a wait is ended (a cancellation, a passed deadline, the application's shutdown), or a stream
+ * stalls ({@link StreamStalledException}), the caller gets that exception itself, as from every other
+ * retried model. A subclass, not a proxy: it needs no
  * bytecode made at run time, and the model's calls of its own {@code call(Prompt)} come here too.
  */
 final class RetriedGoogleGenAiChatModel extends GoogleGenAiChatModel {
@@ -74,7 +76,8 @@ final class RetriedGoogleGenAiChatModel extends GoogleGenAiChatModel {
     static RuntimeException retryOutcome(RuntimeException thrown) {
         if (thrown.getClass() == RuntimeException.class && thrown.getCause() instanceof RuntimeException cause
                 && (cause instanceof ExhaustedException || cause instanceof CancellationException
-                        || cause instanceof DeadlineExceededException || cause instanceof ShutdownException)) {
+                        || cause instanceof DeadlineExceededException || cause instanceof ShutdownException
+                        || cause instanceof StreamStalledException)) {
             return cause;
         }
         return thrown;

@@ -3,28 +3,38 @@ package dev.inference.retry.springai.google;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.genai.types.HttpRetryOptions;
+import dev.inference.client.AttemptScope;
+import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.ProviderErrorTypes;
 import dev.inference.failure.RetryAfter;
 import dev.inference.failure.ShouldRetryHeader;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.BlockingRetry;
 import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
+import dev.inference.retry.springai.exchange.IdleWatchedStream;
 import dev.inference.retry.springai.exchange.InterceptedAttempt;
 import dev.inference.retry.springai.exchange.TypedFailures;
+import dev.inference.retry.springai.exchange.UnaryBody;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
+import java.util.function.Supplier;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
@@ -46,9 +56,17 @@ import org.jspecify.annotations.Nullable;
  * retryable one is the SDK's exception made from the same response, and on exhaustion the cause of the
  * {@link ExhaustedException}, which the SDK passes up unchanged.
  *
+ * <p>Timeouts (SPEC §11): an attempt with an {@code attempt-timeout} (a unary exchange, read whole within
+ * it) or a {@code first-token-timeout} (a stream, up to its first event) is made as an OkHttp call of
+ * its own on the caller's thread, which the timeout cancels from the retrier's timer, and then fails
+ * with an {@link AttemptTimeoutException}: a call cancelled once stays cancelled, so the SDK's call
+ * cannot carry more than one abandoned attempt. A stream with a {@code stream-idle-timeout} is ended
+ * with a {@link StreamStalledException} once its events stop ({@link IdleWatchedStream}).
+ *
  * <p>Trap: the SDK calls its client synchronously, for streams too, so waits block the calling thread,
  * as the SDK's own retries did; an interrupt or the shutdown signal ends them at once, with no further
- * request. A call timeout set on the SDK's client covers the waits. Thread-safe.
+ * request. A call timeout set on the SDK's client covers the waits, and each timed attempt on its own.
+ * Thread-safe.
  */
 final class RetryingGoogleGenAiInterceptor implements Interceptor {
 
@@ -64,16 +82,21 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
 
     private final BlockingRetry blocking;
 
+    private final OkHttpClient attempts;
+
     private final Clock clock = Clock.systemUTC();
 
     /**
      * Creates the interceptor.
      *
      * @param retrier the decisions about every model exchange
+     * @param attempts the client that makes a timed attempt as a call of its own: the SDK's client without
+     *     this interceptor
      */
-    RetryingGoogleGenAiInterceptor(Retrier retrier) {
+    RetryingGoogleGenAiInterceptor(Retrier retrier, OkHttpClient attempts) {
         this.retrier = Objects.requireNonNull(retrier, "retrier must not be null");
         this.blocking = BlockingRetry.of(retrier);
+        this.attempts = Objects.requireNonNull(attempts, "attempts must not be null");
     }
 
     /**
@@ -93,7 +116,28 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
             return chain.proceed(request);
         }
         Request oneAttempt = request.newBuilder().tag(HttpRetryOptions.class, ONE_ATTEMPT).build();
-        return InterceptedAttempt.call(this.blocking, operation, () -> attempt(chain, oneAttempt, operation));
+        Optional<Duration> timeout = (operation == Operation.STREAM) ? this.retrier.timeouts().firstToken()
+                : this.retrier.timeouts().attempt();
+        Supplier<InterceptedAttempt<Response>> oneOf = timeout.isEmpty()
+                ? () -> attempt(chain.call(), () -> chain.proceed(oneAttempt), operation, false)
+                : () -> timedAttempt(oneAttempt, operation, timeout.get());
+        return InterceptedAttempt.call(this.blocking, operation, oneOf);
+    }
+
+    /**
+     * Makes one attempt bounded by its timeout, as a call of its own that the timeout cancels; a unary
+     * response is read whole within it.
+     */
+    private InterceptedAttempt<Response> timedAttempt(Request request, Operation operation, Duration timeout) {
+        try (AttemptScope scope = CallContext.background().startAttempt(timeout, this.retrier.timer())) {
+            Call call = this.attempts.newCall(request);
+            try (CallContext.Registration cancel = scope.context().onCancel(call::cancel)) {
+                return attempt(call, call::execute, operation, true);
+            }
+            catch (RuntimeException ex) {
+                throw scope.failureFor(ex);
+            }
+        }
     }
 
     /** The operation of a model exchange, or {@code null} for any other request. */
@@ -106,13 +150,14 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
     }
 
     /**
-     * Makes one attempt: returns a success or a permanent failure to hand over, or throws a failure to
-     * decide about, its response already closed.
+     * Makes one attempt on a call: returns a success or a permanent failure to hand over, or throws a
+     * failure to decide about, its response already closed.
      */
-    private InterceptedAttempt<Response> attempt(Chain chain, Request request, Operation operation) {
+    private InterceptedAttempt<Response> attempt(Call call, Exchange exchange, Operation operation,
+            boolean readWhole) {
         Response response;
         try {
-            response = chain.proceed(request);
+            response = exchange.send();
         }
         catch (IOException ex) {
             // An interrupt shows as an I/O failure, but it is the caller giving up, not the network.
@@ -125,7 +170,10 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
             if (response.code() >= 400) {
                 return statusAttempt(response);
             }
-            return (operation == Operation.STREAM) ? streamAttempt(response) : InterceptedAttempt.success(response);
+            if (operation == Operation.STREAM) {
+                return streamAttempt(call, response);
+            }
+            return InterceptedAttempt.success(readWhole ? wholeRead(response) : response);
         }
         catch (IOException ex) {
             response.close();
@@ -145,12 +193,26 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
         }
     }
 
-    /** Reads a stream's first event and decides by it, handing the stream on whole. */
-    private InterceptedAttempt<Response> streamAttempt(Response response) throws IOException {
+    /** A unary response with its body read within the attempt. */
+    private static Response wholeRead(Response response) throws IOException {
+        ResponseBody body = Objects.requireNonNull(response.body(), "A network response has a body");
+        InputStream stream = body.byteStream();
+        byte[] read = UnaryBody.read(stream, body.contentLength());
+        return response.newBuilder().body(replay(read, stream, body.contentType())).build();
+    }
+
+    /**
+     * Reads a stream's first event and decides by it, handing the stream on whole, watched for stalls
+     * past the retrier's {@code stream-idle-timeout} (a stall cancels the call).
+     */
+    private InterceptedAttempt<Response> streamAttempt(Call call, Response response) throws IOException {
         ResponseBody body = Objects.requireNonNull(response.body(), "A network response has a body");
         InputStream stream = body.byteStream();
         FirstSseEvent first = FirstSseEvent.read(stream, FirstSseEvent.DEFAULT_LIMIT);
-        Response whole = response.newBuilder().body(replay(first.bytesRead(), stream, body.contentType())).build();
+        Optional<Duration> idle = this.retrier.timeouts().streamIdle();
+        InputStream rest = idle.isEmpty() ? stream
+                : IdleWatchedStream.watch(stream, idle.get(), this.retrier, call::cancel);
+        Response whole = response.newBuilder().body(replay(first.bytesRead(), rest, body.contentType())).build();
         JsonNode event = json(first.data());
         if (!GoogleFailures.Error.isError(event)) {
             return InterceptedAttempt.success(whole);
@@ -187,5 +249,12 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
     @Override
     public String toString() {
         return "RetryingGoogleGenAiInterceptor[retrier=" + this.retrier + "]";
+    }
+
+    /** Sends an attempt's request and returns its response. */
+    @FunctionalInterface
+    private interface Exchange {
+
+        Response send() throws IOException;
     }
 }

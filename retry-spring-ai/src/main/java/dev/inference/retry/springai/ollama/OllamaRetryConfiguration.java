@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.ollama;
 
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.springai.ModelRetriers;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.ollama.OllamaChatModel;
 import org.springframework.ai.ollama.OllamaEmbeddingModel;

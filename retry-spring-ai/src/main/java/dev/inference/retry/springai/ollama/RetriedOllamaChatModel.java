@@ -1,6 +1,7 @@
 package dev.inference.retry.springai.ollama;
 
 import dev.inference.client.CallContext;
+import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.springai.exchange.RetryingExchangeFilter;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.ai.chat.model.ChatResponse;
@@ -48,7 +49,9 @@ final class RetriedOllamaChatModel extends OllamaChatModel {
 
     /**
      * Streams as the model does; cancelling a subscription before the content begins also ends its
-     * exchange: a retry's wait, or the request in flight, with no further request.
+     * exchange: a retry's wait, or the request in flight, with no further request. A stream that stalls
+     * past its {@code stream-idle-timeout} ends with the {@link StreamStalledException} itself, not the
+     * client's exception for its body around it.
      *
      * @param prompt the prompt
      * @return the model's stream
@@ -65,6 +68,6 @@ final class RetriedOllamaChatModel extends OllamaChatModel {
                     call.cancel();
                 }
             }).contextWrite(RetryingExchangeFilter.cancelledWith(call));
-        });
+        }).onErrorMap((thrown) -> (thrown.getCause() instanceof StreamStalledException stalled) ? stalled : thrown);
     }
 }

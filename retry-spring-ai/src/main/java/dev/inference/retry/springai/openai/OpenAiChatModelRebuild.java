@@ -6,9 +6,9 @@ import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.internal.OpenAiInternals;
 import io.micrometer.observation.ObservationRegistry;
@@ -71,12 +71,12 @@ final class OpenAiChatModelRebuild {
      * @param model the model, which is left unchanged and should no longer be used
      * @param beanName its bean name, for the exception
      * @param retrier the decisions about every exchange of the model
-     * @param timer the timer of the asynchronous client's waits
+     * @param waits the timer of the asynchronous client's waits
      * @return a new model of the same class
      * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
      * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
      */
-    static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, RetryTimer timer) {
+    static OpenAiChatModel rebuild(OpenAiChatModel model, String beanName, Retrier retrier, WaitScheduler waits) {
         OpenAIClient client = OpenAiInternals.CHAT_CLIENT.read(model, beanName);
         OpenAIClientAsync clientAsync = OpenAiInternals.CHAT_CLIENT_ASYNC.read(model, beanName);
         ToolCallingManager toolCallingManager = OpenAiInternals.CHAT_TOOL_CALLING_MANAGER.read(model, beanName);
@@ -92,9 +92,9 @@ final class OpenAiChatModelRebuild {
         }
 
         StreamCalls calls = new StreamCalls();
-        OpenAIClient retried = OpenAiClients.retried(client, options, beanName, retrier, timer, calls);
+        OpenAIClient retried = OpenAiClients.retried(client, options, beanName, retrier, waits, calls);
         OpenAIClientAsync retriedAsync = CancellableStreams
-            .wrap(OpenAiClients.retried(clientAsync, asyncOptions, beanName, retrier, timer, calls), calls);
+            .wrap(OpenAiClients.retried(clientAsync, asyncOptions, beanName, retrier, waits, calls), calls);
         OpenAiChatModel rebuilt = buildWith(model, retried, retriedAsync, toolCallingManager, observationRegistry);
         rebuilt.setObservationConvention(convention);
         return rebuilt;

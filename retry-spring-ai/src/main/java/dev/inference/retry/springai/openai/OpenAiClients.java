@@ -8,9 +8,9 @@ import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
 import dev.inference.retry.springai.internal.ForwardingProxy;
-import dev.inference.retry.springai.exchange.CancelOnEarlyClose;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.springai.exchange.AbandonableCalls;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.exchange.StreamHandOff;
@@ -25,7 +25,8 @@ import org.springframework.ai.openai.http.okhttp.SpringAiOpenAiHttpClient;
  * options, which the SDK keeps private, and the same client re-optioned with its transport decorated by
  * a {@link RetryingHttpClient} and its own retries off ({@code maxRetries(0)}). Spring AI's OkHttp
  * transport is made again with OkHttp's own retry of a failed connection off, so that each attempt is
- * one request ({@link #oneRequestPerCall}). The private members of the SDK's clients and of Spring AI's
+ * one request, and with {@link AbandonableCalls}, so that a timed attempt can be abandoned on its
+ * caller's thread ({@link #oneRequestPerCall}). The private members of the SDK's clients and of Spring AI's
  * transport it reads are declared in {@link OpenAiInternals}.
  *
  * <p>Trap: the transport made again shares its dispatcher with Spring AI's, which the SDK closes once
@@ -78,16 +79,17 @@ final class OpenAiClients {
      * @param options its options
      * @param beanName the bean being rebuilt, for the exception
      * @param retrier the decisions about every exchange
-     * @param timer the timer of the waits of asynchronous exchanges
+     * @param waits the timer of the waits of asynchronous exchanges
      * @param calls the registry of stream call contexts
      * @return the retried client
      */
     static OpenAIClient retried(OpenAIClient client, ClientOptions options, String beanName, Retrier retrier,
-            RetryTimer timer, StreamCalls calls) {
-        HttpClient transport = oneRequestPerCall(OpenAiInternals.TRANSPORT.read(options, beanName), beanName);
+            WaitScheduler waits, StreamCalls calls) {
+        HttpClient original = OpenAiInternals.TRANSPORT.read(options, beanName);
+        HttpClient transport = oneRequestPerCall(original, beanName);
         return client.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, timer,
-                    options.streamHandlerExecutor(), calls))
+            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, waits,
+                    options.streamHandlerExecutor(), calls, transport != original))
             .maxRetries(0));
     }
 
@@ -99,26 +101,29 @@ final class OpenAiClients {
      * @param options its options
      * @param beanName the bean being rebuilt, for the exception
      * @param retrier the decisions about every exchange
-     * @param timer the timer of the waits
+     * @param waits the timer of the waits
      * @param calls the registry of stream call contexts
      * @return the retried client
      */
     static OpenAIClientAsync retried(OpenAIClientAsync client, ClientOptions options, String beanName,
-            Retrier retrier, RetryTimer timer, StreamCalls calls) {
-        HttpClient transport = oneRequestPerCall(OpenAiInternals.TRANSPORT.read(options, beanName), beanName);
+            Retrier retrier, WaitScheduler waits, StreamCalls calls) {
+        HttpClient original = OpenAiInternals.TRANSPORT.read(options, beanName);
+        HttpClient transport = oneRequestPerCall(original, beanName);
         Executor streamHandlers = options.streamHandlerExecutor();
         return client.withOptions((builder) -> builder
-            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, timer, streamHandlers, calls))
+            .httpClient(RetryingHttpClient.of(OpenAiHttp.HTTP, transport, retrier, waits, streamHandlers, calls,
+                    transport != original))
             .streamHandlerExecutor(StreamHandOff.streamHandlerExecutor(streamHandlers))
             .maxRetries(0));
     }
 
     /**
-     * Returns a transport that sends each request once: Spring AI's OkHttp transport made again on its
-     * OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1 turns on, and which
-     * sends a request again when the connection it took from the pool fails: a second, unseen attempt.
-     * Everything else of that client (its connection pool, dispatcher, interceptors, timeouts, proxy) is
-     * shared as Spring AI built it. A transport of the application's own is used as it is.
+     * Returns a transport that sends each request once and can abandon it: Spring AI's OkHttp transport
+     * made again on its OkHttp client with {@code retryOnConnectionFailure} off, which Spring AI 2.0.1
+     * turns on, and which sends a request again when the connection it took from the pool fails (a
+     * second, unseen attempt), and with {@link AbandonableCalls}. Everything else of that client (its
+     * connection pool, dispatcher, interceptors, timeouts, proxy) is shared as Spring AI built it. A
+     * transport of the application's own is used as it is, the same object.
      *
      * @param transport the SDK client's transport: Spring AI's, in the wrapper the SDK closes it with
      * @param beanName the model's bean name, for the exception
@@ -129,12 +134,11 @@ final class OpenAiClients {
     static HttpClient oneRequestPerCall(HttpClient transport, String beanName) {
         HttpClient built = (transport instanceof PhantomReachableClosingHttpClient closing)
                 ? OpenAiInternals.CLOSING_TARGET.read(closing, beanName) : transport;
-        if (!(built instanceof SpringAiOpenAiHttpClient springAi)
-                || !springAi.getOkHttpClient().retryOnConnectionFailure()) {
+        if (!(built instanceof SpringAiOpenAiHttpClient springAi)) {
             return transport;
         }
         OkHttpClient once = springAi.getOkHttpClient().newBuilder().retryOnConnectionFailure(false)
-            .addInterceptor(CancelOnEarlyClose.INSTANCE)
+            .addInterceptor(AbandonableCalls.INSTANCE)
             .build();
         boolean ownsDispatcher = OpenAiInternals.OWNS_DISPATCHER.read(springAi, beanName);
         HttpClient copy = OpenAiInternals.SPRING_AI_TRANSPORT.newInstance(beanName, once, ownsDispatcher);

@@ -4,9 +4,9 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.OpenAIClientImpl;
 import com.openai.core.ClientOptions;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import dev.inference.retry.springai.internal.OpenAiInternals;
 import io.micrometer.observation.ObservationRegistry;
@@ -67,13 +67,13 @@ final class OpenAiEmbeddingModelRebuild {
      * @param model the model, which is left unchanged and should no longer be used
      * @param beanName its bean name, for the exception
      * @param retrier the decisions about every exchange of the model
-     * @param timer the timer of the asynchronous exchanges' waits, which the model does not make
+     * @param waits the timer of the asynchronous exchanges' waits, which the model does not make
      * @return a new model of the same class
      * @throws ModelNotRetriableException if the model or its client do not have the expected shape
      * @throws ModelClientRetriesException if the model's client would retry each exchange itself
      */
     static OpenAiEmbeddingModel rebuild(OpenAiEmbeddingModel model, String beanName, Retrier retrier,
-            RetryTimer timer) {
+            WaitScheduler waits) {
         if (model.getClass() != OpenAiEmbeddingModel.class) {
             throw new ModelNotRetriableException(KIND, beanName, "its class " + model.getClass().getName()
                     + " extends OpenAiEmbeddingModel, and rebuilding it as an OpenAiEmbeddingModel would lose what it "
@@ -91,7 +91,7 @@ final class OpenAiEmbeddingModelRebuild {
                     OpenAiClients.retriesNote(OpenAiProvider.EMBEDDING_CLIENT_RETRIES_PROPERTY));
         }
         OpenAiEmbeddingModel rebuilt = OpenAiEmbeddingModel.builder()
-            .openAiClient(OpenAiClients.retried(client, options, beanName, retrier, timer, new StreamCalls()))
+            .openAiClient(OpenAiClients.retried(client, options, beanName, retrier, waits, new StreamCalls()))
             .options(model.getOptions())
             .metadataMode(metadataMode)
             .observationRegistry(observationRegistry)

@@ -2,9 +2,9 @@ package dev.inference.retry.springai.openai;
 
 import com.openai.client.OpenAIClientAsyncImpl;
 import com.openai.client.OpenAIClientImpl;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.springai.ModelRetriers;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import dev.inference.retry.springai.support.ModelRetryPostProcessor;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.ai.openai.OpenAiEmbeddingModel;

@@ -7,6 +7,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.reactor.ReactorRetry;
+import dev.inference.retry.springai.exchange.FallbackMark;
 import java.lang.reflect.Method;
 import java.util.IdentityHashMap;
 import java.util.Optional;
@@ -124,16 +125,17 @@ final class RetryingChatModelInterceptor implements MethodInterceptor {
                 return failures.asThrown(failure);
             }
         };
-        return this.blocking.call(Operation.INVOKE, CallContext.background(), attempts).orElse(null);
+        return this.blocking.call(Operation.INVOKE, FallbackMark.mark(CallContext.background()), attempts).orElse(null);
     }
 
     /** Returns a stream whose every subscription is one call, retried until its first element. */
     private Flux<?> stream(ProxyMethodInvocation invocation) {
-        return Flux.defer(() -> {
+        return Flux.deferContextual((view) -> {
             ClientFailures failures = new ClientFailures(this.translators);
             Flux<Object> attempt = Flux.defer(() -> proceed(invocation.invocableClone()))
                 .onErrorMap(RuntimeException.class, failures::typed);
-            return this.streams.flux(attempt).onErrorMap(failures::asThrown);
+            return this.streams.flux(attempt, FallbackMark.mark(CallContext.background(), view))
+                .onErrorMap(failures::asThrown);
         });
     }
 

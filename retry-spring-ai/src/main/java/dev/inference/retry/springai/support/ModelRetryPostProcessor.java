@@ -1,10 +1,11 @@
 package dev.inference.retry.springai.support;
 
 import dev.inference.retry.Retrier;
+import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiPredicate;
@@ -48,7 +49,7 @@ public final class ModelRetryPostProcessor<M> implements BeanPostProcessor, Orde
      * @param isRetried tells whether a model, of the bean named, is already one that {@code rebuild} built
      * @param rebuild rebuilds a model on retried clients
      * @param retriers the retriers of the beans
-     * @param timer the timer of the rebuilt models' non-blocking waits
+     * @param timer the timer of the rebuilt models' non-blocking waits, the application's one
      */
     public ModelRetryPostProcessor(Class<M> modelType, BiPredicate<M, String> isRetried, Rebuild<M> rebuild,
             ObjectProvider<ModelRetriers> retriers, ObjectProvider<RetryTimer> timer) {
@@ -100,11 +101,11 @@ public final class ModelRetryPostProcessor<M> implements BeanPostProcessor, Orde
          * @param model the model, which is left unchanged and should no longer be used
          * @param beanName its bean name, for the exception
          * @param retrier the decisions about every exchange of the model
-         * @param timer the timer of the asynchronous client's waits
+         * @param waits the timer of the asynchronous client's waits
          * @return a new model of the same class
          * @throws ModelNotRetriableException if the model or its clients do not have the expected shape
          * @throws ModelClientRetriesException if the model's clients would retry each exchange themselves
          */
-        M rebuild(M model, String beanName, Retrier retrier, RetryTimer timer);
+        M rebuild(M model, String beanName, Retrier retrier, WaitScheduler waits);
     }
 }

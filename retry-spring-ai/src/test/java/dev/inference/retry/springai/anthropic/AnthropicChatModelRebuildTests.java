@@ -18,7 +18,7 @@ import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ReplacedModels;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.internal.PrivateField;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;

@@ -17,7 +17,7 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.AnthropicWire;
 import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.exchange.FirstSseEvent;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;

@@ -12,7 +12,7 @@ import dev.inference.retry.springai.AnthropicWire;
 import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.SseChatModelRetryContract;
 import dev.inference.retry.springai.TaskCountingExecutor;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;

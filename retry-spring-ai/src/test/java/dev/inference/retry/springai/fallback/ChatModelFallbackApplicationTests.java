@@ -44,8 +44,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * An application with the real OpenAI and Anthropic starters and a chain {@code chat} over their chat
- * models, both providers on loopback (WireMock): what falls over, what does not, and how fast.
+ * An application with the real OpenAI, Anthropic and Ollama starters and a chain {@code chat} over their
+ * chat models, every provider on loopback (WireMock): what falls over, what does not, and how fast.
  */
 class ChatModelFallbackApplicationTests {
 
@@ -108,6 +108,20 @@ class ChatModelFallbackApplicationTests {
 
     private static String content(ChatResponse response) {
         return response.getResult().getOutput().getText();
+    }
+
+    /** Streams a prompt from the chain {@code chat} and joins what arrives. */
+    private static String streamed(ConfigurableApplicationContext context) {
+        List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList()
+            .block(Duration.ofSeconds(20));
+        return String.join("", chunks);
+    }
+
+    /** Starts the application with a chain of these members, Ollama served by {@code ollama}. */
+    private ConfigurableApplicationContext startWithOllama(String members, WireMockServer ollama) {
+        return start("inference.retry.fallbacks.chat.members=" + members,
+                "spring.ai.ollama.base-url=http://127.0.0.1:" + ollama.port(),
+                "spring.ai.ollama.chat.model=" + OllamaWire.MODEL);
     }
 
     @Nested
@@ -216,9 +230,7 @@ class ChatModelFallbackApplicationTests {
         void fallsOverBeforeContent() {
             openAiAnswers(aResponse().withStatus(503));
             try (ConfigurableApplicationContext context = start()) {
-                List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList().block();
-
-                assertThat(String.join("", chunks)).isEqualTo("From Claude");
+                assertThat(streamed(context)).isEqualTo("From Claude");
             }
         }
 
@@ -244,10 +256,7 @@ class ChatModelFallbackApplicationTests {
                     .withHeader("Retry-After", "30"));
                 long start = System.nanoTime();
 
-                List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList()
-                    .block(Duration.ofSeconds(20));
-
-                assertThat(String.join("", chunks)).isEqualTo("From Claude");
+                assertThat(streamed(context)).isEqualTo("From Claude");
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
                 assertThat(openAiRequests()).isEqualTo(1);
             }
@@ -257,9 +266,7 @@ class ChatModelFallbackApplicationTests {
         void fallsOverWhenOpenAisConnectionIsCutBeforeContent() {
             openAiAnswers(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
             try (ConfigurableApplicationContext context = start()) {
-                List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList().block();
-
-                assertThat(String.join("", chunks)).isEqualTo("From Claude");
+                assertThat(streamed(context)).isEqualTo("From Claude");
             }
         }
     }
@@ -271,10 +278,8 @@ class ChatModelFallbackApplicationTests {
         void answersWithItsOwnModelWhenOpenAiIsDown() {
             openAiAnswers(aResponse().withStatus(503));
             anthropic.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.chat("From Llama")));
-            try (ConfigurableApplicationContext context = start(
-                    "inference.retry.fallbacks.chat.members=openAiChatModel, ollamaChatModel",
-                    "spring.ai.ollama.base-url=http://127.0.0.1:" + anthropic.port(),
-                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL)) {
+            try (ConfigurableApplicationContext context = startWithOllama("openAiChatModel, ollamaChatModel",
+                    anthropic)) {
                 ChatResponse response = context.getBean("chat", ChatModel.class)
                     .call(new Prompt("Hi", ChatOptions.builder().model("gpt-4o-mini").temperature(0.3).build()));
 
@@ -288,13 +293,29 @@ class ChatModelFallbackApplicationTests {
         void streamsWhenOpenAiIsDownBeforeContent() {
             openAiAnswers(aResponse().withStatus(503));
             anthropic.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.stream("From ", "Llama")));
-            try (ConfigurableApplicationContext context = start(
-                    "inference.retry.fallbacks.chat.members=openAiChatModel, ollamaChatModel",
-                    "spring.ai.ollama.base-url=http://127.0.0.1:" + anthropic.port(),
-                    "spring.ai.ollama.chat.model=" + OllamaWire.MODEL)) {
-                List<String> chunks = context.getBean("chat", ChatModel.class).stream("Hi").collectList().block();
+            try (ConfigurableApplicationContext context = startWithOllama("openAiChatModel, ollamaChatModel",
+                    anthropic)) {
+                assertThat(streamed(context)).isEqualTo("From Llama");
+            }
+        }
 
-                assertThat(String.join("", chunks)).isEqualTo("From Llama");
+        @Test
+        void streamIsAnsweredByTheNextMemberAtOnceWhenOllamaAsksToWait30Seconds() {
+            // Ollama first, on the server that plays OpenAI elsewhere; its stream's exchange runs on Reactor.
+            openAi.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.stream("warm")));
+            try (ConfigurableApplicationContext context = startWithOllama("ollamaChatModel, anthropicChatModel",
+                    openAi)) {
+                context.getBean("ollamaChatModel", ChatModel.class).stream("Hi").blockLast();
+                context.getBean("anthropicChatModel", ChatModel.class).stream("Hi").blockLast();
+                openAi.stubFor(post(urlEqualTo(OllamaWire.CHAT)).willReturn(OllamaWire.error(429, "slow down")
+                    .withHeader("Retry-After", "30")));
+                openAi.resetRequests();
+                long start = System.nanoTime();
+
+                assertThat(streamed(context)).isEqualTo("From Claude");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+                assertThat(openAi.countRequestsMatching(postRequestedFor(urlEqualTo(OllamaWire.CHAT)).build())
+                    .getCount()).isEqualTo(1);
             }
         }
     }

@@ -19,7 +19,7 @@ import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.OpenAiWire;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
 import java.time.Duration;
@@ -56,7 +56,7 @@ class CancellableStreamsTests {
         this.provider.start();
         Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(1), 3, Duration.ofMillis(1))).build();
         HttpClient retrying = RetryingHttpClient.of(OpenAiHttp.HTTP, SpringAiOpenAiHttpClient.builder().build(),
-                retrier, this.timer, this.streamReader, this.calls);
+                retrier, this.timer, this.streamReader, this.calls, false);
         this.plain = new OpenAIClientAsyncImpl(ClientOptions.builder().httpClient(retrying)
             .baseUrl("http://127.0.0.1:" + this.provider.port() + "/v1")
             .apiKey("test")

@@ -26,7 +26,6 @@ import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;
 import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
 import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
-import dev.inference.retry.springai.exchange.RetryTimer;
 import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -328,7 +327,7 @@ class ChatModelRetryStarterTests {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(RetriedBeanType.class)
                         .doesNotHaveBean(ModelRetriers.class)
-                        .doesNotHaveBean(RetryTimer.class);
+                        .doesNotHaveBean("inferenceRetrySpringAiTimer");
                 });
         }
     }

@@ -10,7 +10,7 @@ import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.springai.ReplacedModels;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.internal.PrivateField;
 import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;

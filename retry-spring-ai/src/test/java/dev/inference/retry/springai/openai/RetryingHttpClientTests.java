@@ -27,18 +27,19 @@ import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.LocalCooldownStore;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.Timeouts;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryListener;
 import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import dev.inference.retry.springai.CutStreamServer;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.RecordingRetryEvents;
 import dev.inference.retry.springai.ScriptedProvider;
-import dev.inference.retry.springai.exchange.RetryTimer;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.exchange.RetryingExchanges;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;
 import dev.inference.retry.springai.exchange.StreamCalls;
@@ -140,6 +141,21 @@ class RetryingHttpClientTests {
         }
 
         @Test
+        void abandonsAHungAttemptOnATransportOfItsOwnAndRetriesIt() {
+            Duration timeout = Duration.ofMillis(300);
+            provider.script(json("{\"ok\":false}").withFixedDelay(10_000), json("{\"ok\":true}"));
+            HttpClient client = client(Retrier.builder(QUICK).timeouts(Timeouts.none().withAttempt(timeout)).build());
+            long start = System.nanoTime();
+
+            try (HttpResponse response = client.execute(request(false))) {
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(timeout)
+                .isLessThan(Duration.ofSeconds(5));
+            assertThat(requests()).hasSize(2);
+        }
+
+        @Test
         void tellsTheListenersOfAFirstAttemptThatSucceeded() {
             provider.always(json("{}"));
 
@@ -216,7 +232,7 @@ class RetryingHttpClientTests {
                 }
             }).build();
             HttpClient client = RetryingHttpClient.of(OpenAiHttp.HTTP, closeRecording, failingListener, timer,
-                    streamReader, streamCalls);
+                    streamReader, streamCalls, false);
 
             assertThatThrownBy(() -> client.execute(request(false))).isInstanceOf(AssertionError.class).hasMessage("listener");
             assertThat(closed).hasSize(1);
@@ -739,7 +755,7 @@ class RetryingHttpClientTests {
             public void close() {
             }
         };
-        return RetryingHttpClient.of(OpenAiHttp.HTTP, scripted, retrier, this.timer, Runnable::run, this.streamCalls);
+        return RetryingHttpClient.of(OpenAiHttp.HTTP, scripted, retrier, this.timer, Runnable::run, this.streamCalls, false);
     }
 
     private HttpClient client(Policy policy) {
@@ -750,7 +766,7 @@ class RetryingHttpClientTests {
         return RetryingHttpClient.of(OpenAiHttp.HTTP, this.transport, retrier, this.timer, (task) -> {
             this.streamReads.incrementAndGet();
             this.streamReader.execute(task);
-        }, this.streamCalls);
+        }, this.streamCalls, false);
     }
 
     private static HttpResponse closeRecorded(HttpResponse response, List<HttpResponse> closed) {

@@ -302,8 +302,23 @@ public final class SseScriptServer implements AutoCloseable {
          * @throws IOException if the client has gone
          */
         public Exchange head(int status, Map<String, String> headers) throws IOException {
+            return head(status, "text/event-stream", headers);
+        }
+
+        /**
+         * Sends the head of a 200 stream of newline-delimited JSON, as Ollama streams.
+         *
+         * @return this exchange
+         * @throws IOException if the client has gone
+         */
+        public Exchange ndjson() throws IOException {
+            return head(200, "application/x-ndjson", Map.of());
+        }
+
+        private Exchange head(int status, String contentType, Map<String, String> headers) throws IOException {
             StringBuilder head = new StringBuilder("HTTP/1.1 ").append(status).append(" X\r\n")
-                .append("Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n");
+                .append("Content-Type: ").append(contentType)
+                .append("\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n");
             headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
             write(head.append("\r\n").toString());
             this.chunked = true;

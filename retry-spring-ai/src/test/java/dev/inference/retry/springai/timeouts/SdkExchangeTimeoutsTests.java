@@ -11,18 +11,32 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.Timeouts;
+import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
+import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
+import dev.inference.retry.autoconfigure.MeterRetryListener;
+import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.AnthropicWire;
+import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.SpringAiStarters;
+import dev.inference.retry.springai.autoconfigure.SpringAiModelRetriersAutoConfiguration;
+import dev.inference.retry.springai.autoconfigure.SpringAiRetryAutoConfiguration;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.inference.retry.springai.testing.SseScriptServer;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import okhttp3.ConnectionPool;
 import okhttp3.internal.connection.RealCall;
 import org.junit.jupiter.api.AfterEach;
@@ -32,8 +46,13 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.StreamingChatModel;
+import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
+import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.ai.embedding.EmbeddingModel;
 import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
@@ -121,6 +140,50 @@ class SdkExchangeTimeoutsTests {
 
                 assertThat(answer).isEqualTo("Hello");
                 assertThat(server.requestCount()).isEqualTo(2);
+            });
+        }
+
+        @Test
+        void makesMoreConcurrentCallsThanOkHttpsDispatcherRunsOnTheirCallersThreads() throws Exception {
+            // Spring AI's dispatcher runs 64 calls at a time (OkHttp's default, per host too); one more, queued,
+            // would reach the server only once another had its answer.
+            int calls = 64 + 1;
+            CountDownLatch arrived = new CountDownLatch(calls);
+            SseScriptServer.Script answerOnceAllHaveArrived = (exchange) -> {
+                arrived.countDown();
+                try {
+                    if (!arrived.await(20, TimeUnit.SECONDS)) {
+                        exchange.hang();
+                    }
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(ex);
+                }
+                answer(exchange);
+            };
+            server.enqueue(OpenAiCall::answer);
+            for (int i = 0; i < calls; i++) {
+                server.enqueue(answerOnceAllHaveArrived);
+            }
+            openAi(Timeouts.none().withAttempt(Duration.ofSeconds(5)), (context) -> {
+                ChatModel model = context.getBean("openAiChatModel", ChatModel.class);
+                model.call("Warm up");
+                ExecutorService callers = Executors.newFixedThreadPool(calls);
+                try {
+                    List<Future<String>> answers = new ArrayList<>();
+                    for (int i = 0; i < calls; i++) {
+                        answers.add(callers.submit(() -> model.call("Hi")));
+                    }
+
+                    for (Future<String> answer : answers) {
+                        assertThat(answer.get(30, TimeUnit.SECONDS)).isEqualTo("Hello");
+                    }
+                }
+                finally {
+                    callers.shutdownNow();
+                }
+                assertThat(server.requestCount()).isEqualTo(1 + calls);
             });
         }
 
@@ -223,6 +286,54 @@ class SdkExchangeTimeoutsTests {
 
                 assertThat(answer).isEqualTo("Hello");
             });
+        }
+    }
+
+    /**
+     * The application as the starter configures it, meters included: a Spring AI stream that stalls is
+     * counted, and the Spring AI models share the retry auto-configuration's one timer.
+     */
+    @Nested
+    class Starter {
+
+        @Test
+        void countsAStalledStreamOfASpringAiModelUnderItsBeanName() {
+            server.enqueue((exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).hang());
+            starter().withPropertyValues("inference.retry.stream-idle-timeout=" + TIMEOUT.toMillis() + "ms")
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(stalled(registry)).isZero();
+
+                    Throwable thrown = catchThrowable(() -> context.getBean("openAiChatModel", StreamingChatModel.class)
+                        .stream("Hi")
+                        .blockLast(Duration.ofSeconds(20)));
+
+                    assertThat(thrown).isInstanceOf(StreamStalledException.class);
+                    assertThat(stalled(registry)).isOne();
+                });
+        }
+
+        @Test
+        void givesTheSpringAiModelsTheTimerOfEveryRetriedBean() {
+            starter().run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RetryTimer.class));
+        }
+
+        private ApplicationContextRunner starter() {
+            return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OpenAiChatAutoConfiguration.class,
+                        ToolCallingAutoConfiguration.class, MetricsAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class, InferenceRetryAutoConfiguration.class,
+                        InferenceRetryMetricsAutoConfiguration.class, SpringAiModelRetriersAutoConfiguration.class,
+                        SpringAiRetryAutoConfiguration.class))
+                .withPropertyValues("spring.ai.openai.base-url=" + server.baseUrl() + "/v1",
+                        "spring.ai.openai.api-key=test", "spring.ai.openai.chat.max-retries=0",
+                        "inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
+                        "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms");
+        }
+
+        private static double stalled(MeterRegistry registry) {
+            return MeterCounts.count(registry.find(MeterRetryListener.STREAMS_STALLED).tag("client", "openAiChatModel"));
         }
     }
 

@@ -1,11 +1,11 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.CooldownStore;
-import dev.inference.retry.FallbackChain;
-import dev.inference.retry.FallbackClient;
-import dev.inference.retry.FallbackListener;
 import dev.inference.retry.autoconfigure.InferenceRetryProperties;
+import dev.inference.retry.cooldown.CooldownStore;
+import dev.inference.retry.fallback.FallbackChain;
+import dev.inference.retry.fallback.FallbackClient;
+import dev.inference.retry.fallback.FallbackListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;

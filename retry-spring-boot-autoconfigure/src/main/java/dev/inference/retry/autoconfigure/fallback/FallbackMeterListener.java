@@ -1,9 +1,9 @@
 package dev.inference.retry.autoconfigure.fallback;
 
-import dev.inference.retry.FallbackCallEvent;
-import dev.inference.retry.FallbackEvent;
-import dev.inference.retry.FallbackListener;
-import dev.inference.retry.FallbackReason;
+import dev.inference.retry.fallback.FallbackCallEvent;
+import dev.inference.retry.fallback.FallbackEvent;
+import dev.inference.retry.fallback.FallbackListener;
+import dev.inference.retry.fallback.FallbackReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;

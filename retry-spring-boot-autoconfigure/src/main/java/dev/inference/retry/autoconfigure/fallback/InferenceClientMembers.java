@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.FallbackClient;
+import dev.inference.retry.fallback.FallbackClient;
 
 /**
  * The built-in kind of chain member: {@link InferenceClient} beans, chained by a {@link FallbackClient}

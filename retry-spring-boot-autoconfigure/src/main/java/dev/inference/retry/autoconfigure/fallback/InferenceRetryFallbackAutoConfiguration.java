@@ -1,9 +1,9 @@
 package dev.inference.retry.autoconfigure.fallback;
 
-import dev.inference.retry.CooldownStore;
-import dev.inference.retry.FallbackListener;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProperties;
+import dev.inference.retry.cooldown.CooldownStore;
+import dev.inference.retry.fallback.FallbackListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;

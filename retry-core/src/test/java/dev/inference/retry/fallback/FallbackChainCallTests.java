@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;

@@ -1,5 +1,11 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.cooldown.CooldownStore;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,10 +30,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A call, in this order:
  * <ol>
  * <li>passes over every member that is <em>skipped</em>: one whose provider account is cooling down
- * (the member's cooling probe, such as its {@link CooldownStore}), or that the {@code skip-after}
- * rule holds (it fell over on that many calls in a row; it is then skipped for {@code skip-for},
- * after which the next call tries it again, and a success ends the skipping). When every member is
- * skipped as the call starts, it calls the one whose skip ends first, which waits as it would alone;</li>
+ * (the member's cooling probe, such as its retrier's {@linkplain Retrier#cooldownStore() cool-down
+ * store}), or that the {@code skip-after} rule holds (it fell over on that many calls in a row; it is
+ * then skipped for {@code skip-for}, after which the next call tries it again, and a success ends the
+ * skipping). When every member is skipped as the call starts, it calls the one whose skip ends first,
+ * which waits as it would alone;</li>
  * <li>calls a member with the word that it has a fallback when a later member is not skipped, so
  * that a member that comes to wait for a {@code Retry-After} or a cool-down gives up with a
  * {@link CoolingDownException} instead of waiting;</li>
@@ -36,8 +43,7 @@ import org.jspecify.annotations.Nullable;
  * <li>when no member is left, throws a {@link FallbackExhaustedException}.</li>
  * </ol>
  * Each fall-over is logged once at WARN (the chain, the member, the reason and the failure's
- * message) and told to the listeners; a member passed over for a skip is logged at DEBUG, as it
- * happens on every call while it is skipped.
+ * message, or for a skipped member what skips it and until when) and told to the listeners.
  *
  * <p>Trap: a member's attempts are counted from its failure ({@link ExhaustedException#attempts()},
  * {@link CoolingDownException#attempts()}); a failure that carries no count, such as a 401, counts as
@@ -191,8 +197,19 @@ public final class FallbackChain {
         if (rule.after() > 0 && member.inARow.incrementAndGet() >= rule.after()) {
             member.skippedUntil = this.clock.instant().plus(rule.skipFor());
         }
+        tellFellOver(member, reason, failure, failure.getMessage());
+    }
+
+    private void skipped(int index) {
+        Member member = this.members.get(index);
+        tellFellOver(member, FallbackReason.SKIPPED, null, whySkipped(member));
+    }
+
+    /** Logs a fall-over once at WARN, with why it happened, and tells the listeners. */
+    private void tellFellOver(Member member, FallbackReason reason, @Nullable RuntimeException failure,
+            @Nullable String why) {
         logger.log(Level.WARNING, () -> "Fallback chain '" + this.name + "' fell over from member '" + member.name()
-                + "' (" + reason.tag() + "): " + failure.getMessage());
+                + "' (" + reason.tag() + "): " + why);
         FallbackEvent event = new FallbackEvent(this.name, member.name(), reason, failure);
         for (FallbackListener listener : this.listeners) {
             try {
@@ -204,18 +221,17 @@ public final class FallbackChain {
         }
     }
 
-    private void skipped(int index) {
-        Member member = this.members.get(index);
-        logger.log(Level.DEBUG, () -> "Fallback chain '" + this.name + "' skipped member '" + member.name() + "'");
-        FallbackEvent event = new FallbackEvent(this.name, member.name(), FallbackReason.SKIPPED, null);
-        for (FallbackListener listener : this.listeners) {
-            try {
-                listener.fellOver(event);
-            }
-            catch (RuntimeException ex) {
-                logger.log(Level.WARNING, () -> "FallbackListener " + listener + " threw from fellOver", ex);
-            }
+    /** What holds a skipped member, and until when: the skip-after rule, a cool-down of its account, or both. */
+    private String whySkipped(Member member) {
+        Instant now = this.clock.instant();
+        Instant until = member.skippedUntil;
+        Duration cooling = member.cooling();
+        String held = (until != null && now.isBefore(until)) ? "skip-after holds it until " + until : null;
+        String cooled = cooling.isZero() ? null : "its provider account cools down until " + now.plus(cooling);
+        if (held == null) {
+            return (cooled != null) ? cooled : "it was held as the call started";
         }
+        return (cooled != null) ? held + ", and " + cooled : held;
     }
 
     private void tell(FallbackCallEvent event) {
@@ -592,8 +608,8 @@ public final class FallbackChain {
          *
          * @param name the member's name, such as its bean name
          * @param cooling how long the member's provider account still cools down, such as the
-         *     remaining time its {@link CooldownStore} gives; {@link Duration#ZERO} when it does not.
-         *     Asked on every call, so it must answer from memory
+         *     remaining time its retrier's {@linkplain Retrier#cooldownStore() cool-down store} gives;
+         *     {@link Duration#ZERO} when it does not. Asked on every call, so it must answer from memory
          * @return this builder
          * @throws NullPointerException if an argument is {@code null}
          * @throws ConfigException if the chain already has a member of that name

@@ -1,9 +1,11 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.inference.failure.NetworkException;
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.ExhaustedException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

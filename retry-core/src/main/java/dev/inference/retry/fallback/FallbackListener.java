@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 /**
  * Hears what a {@link FallbackChain} does, for meters and logs: each fall-over from a member, and the

@@ -1,10 +1,15 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
 import dev.inference.client.InferenceResponse;
 import dev.inference.client.StreamReader;
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.StampedStreamReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -33,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * {@code skip-after} rule. Immutable and thread-safe.
  */
 public final class FallbackClient implements InferenceClient {
+
+    private static final Supplier<Duration> NEVER_COOLING = () -> Duration.ZERO;
 
     private final FallbackChain chain;
 
@@ -68,11 +76,13 @@ public final class FallbackClient implements InferenceClient {
      * @return the probe the chain asks on every call
      */
     public static Supplier<Duration> coolingOf(InferenceClient client) {
-        if (client instanceof RetryClient retrying && retrying.retrier().cooldownStore().isPresent()) {
+        if (client instanceof RetryClient retrying) {
             Retrier retrier = retrying.retrier();
-            return retrier::cooldownRemaining;
+            String key = retrier.cooldownKey();
+            return retrier.cooldownStore().<Supplier<Duration>>map((store) -> () -> store.remaining(key))
+                .orElse(NEVER_COOLING);
         }
-        return () -> Duration.ZERO;
+        return NEVER_COOLING;
     }
 
     /**
@@ -94,24 +104,8 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public InferenceResponse invoke(InferenceRequest request, CallContext context) {
-        Objects.requireNonNull(request, "request must not be null");
-        Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<InferenceResponse>() {
-
-            @Override
-            public InferenceResponse call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).invoke(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from invoke");
-            }
-
-            @Override
-            public InferenceResponse answered(InferenceResponse response, int earlierAttempts) {
-                return (earlierAttempts == 0) ? response
-                        : response.withAttempts(Math.max(1, response.attempts()) + earlierAttempts);
-            }
-        });
+        return call(request, context, "invoke", InferenceClient::invoke,
+                (response, earlier) -> response.withAttempts(Math.max(1, response.attempts()) + earlier));
     }
 
     /**
@@ -124,21 +118,30 @@ public final class FallbackClient implements InferenceClient {
      */
     @Override
     public StreamReader stream(InferenceRequest request, CallContext context) {
+        return call(request, context, "stream", InferenceClient::stream, StampedStreamReader::addingEarlier);
+    }
+
+    /**
+     * Walks the members for one kind of call: {@code kind} makes a member's call ({@code what} names it
+     * in the message when a member returns {@code null}), {@code addingEarlier} adds the attempts of
+     * the members that fell over to the answering member's result.
+     */
+    private <T> T call(InferenceRequest request, CallContext context, String what, MemberCall<T> kind,
+            BiFunction<T, Integer, T> addingEarlier) {
         Objects.requireNonNull(request, "request must not be null");
         Objects.requireNonNull(context, "context must not be null");
-        return this.chain.call(new FallbackChain.Members<StreamReader>() {
+        return this.chain.call(new FallbackChain.Members<T>() {
 
             @Override
-            public StreamReader call(int index, boolean hasFallback) {
-                return Objects.requireNonNull(
-                        FallbackClient.this.members.get(index).stream(requestFor(index, request),
-                                hasFallback ? context.withFallback() : context),
-                        "A member of the fallback chain returned null from stream");
+            public T call(int index, boolean hasFallback) {
+                return Objects.requireNonNull(kind.call(FallbackClient.this.members.get(index),
+                        requestFor(index, request), hasFallback ? context.withFallback() : context),
+                        () -> "A member of the fallback chain returned null from " + what);
             }
 
             @Override
-            public StreamReader answered(StreamReader reader, int earlierAttempts) {
-                return (earlierAttempts == 0) ? reader : StampedStreamReader.addingEarlier(reader, earlierAttempts);
+            public T answered(T result, int earlierAttempts) {
+                return (earlierAttempts == 0) ? result : addingEarlier.apply(result, earlierAttempts);
             }
         });
     }
@@ -151,6 +154,13 @@ public final class FallbackClient implements InferenceClient {
     @Override
     public String toString() {
         return "FallbackClient[name=" + this.chain.name() + ", members=" + this.chain.members() + "]";
+    }
+
+    /** A member's call of one kind: {@link InferenceClient#invoke} or {@link InferenceClient#stream}. */
+    @FunctionalInterface
+    private interface MemberCall<T> {
+
+        T call(InferenceClient member, InferenceRequest request, CallContext context);
     }
 
     /**

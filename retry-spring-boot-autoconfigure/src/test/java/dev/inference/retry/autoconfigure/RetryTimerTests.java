@@ -1,11 +1,16 @@
-package dev.inference.retry.springai.exchange;
+package dev.inference.retry.autoconfigure;
 
-import static dev.inference.retry.springai.Await.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
+import dev.inference.client.CallContext;
+import dev.inference.retry.WaitScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -32,13 +37,13 @@ class RetryTimerTests {
             awaitTrue(() -> !happened.isEmpty());
 
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(20));
-            assertThat(happened).singleElement().asString().matches("fired a on inference-retry-timer-\\d+");
+            assertThat(happened).singleElement().asString().matches("fired a on inference-retry-timer");
             assertThat(timer.pendingWaits()).isZero();
         }
 
         @Test
         void areWithdrawnWhenCancelled() {
-            RetryTimer.Scheduled scheduled = timer.schedule(Duration.ofMinutes(5), recording("a"));
+            WaitScheduler.Scheduled scheduled = timer.schedule(Duration.ofMinutes(5), recording("a"));
             assertThat(timer.pendingWaits()).isOne();
 
             scheduled.cancel();
@@ -52,6 +57,29 @@ class RetryTimerTests {
             timer.schedule(Duration.ofSeconds(-1), recording("a"));
 
             awaitTrue(() -> !happened.isEmpty());
+        }
+    }
+
+    @Nested
+    class Timeouts {
+
+        @Test
+        void runOnTheTimerThreadOnceTheirDelayHasPassed() {
+            timer.schedule(Duration.ofMillis(1), () -> happened.add("ran on " + Thread.currentThread().getName()));
+
+            awaitTrue(() -> !happened.isEmpty());
+
+            assertThat(happened).containsExactly("ran on inference-retry-timer");
+        }
+
+        @Test
+        void areWithdrawnWhenTheirRegistrationIsClosed() {
+            CallContext.Registration registration = timer.schedule(Duration.ofMinutes(5), () -> happened.add("ran"));
+
+            registration.close();
+
+            assertThat(timer.pendingWaits()).isZero();
+            assertThat(happened).isEmpty();
         }
     }
 
@@ -70,12 +98,30 @@ class RetryTimerTests {
         }
 
         @Test
+        void runsEveryPendingTimeoutAtOnce() {
+            timer.schedule(Duration.ofMinutes(5), () -> happened.add("ran"));
+
+            timer.close();
+
+            assertThat(happened).containsExactly("ran");
+        }
+
+        @Test
         void abandonsAWaitScheduledAfterwardsAtOnce() {
             timer.close();
 
             timer.schedule(Duration.ofMillis(1), recording("a"));
 
             assertThat(happened).containsExactly("abandoned a");
+        }
+
+        @Test
+        void refusesATimeoutScheduledAfterwards() {
+            timer.close();
+
+            assertThatExceptionOfType(RejectedExecutionException.class)
+                .isThrownBy(() -> timer.schedule(Duration.ofMillis(1), () -> happened.add("ran")));
+            assertThat(happened).isEmpty();
         }
 
         @Test
@@ -89,19 +135,28 @@ class RetryTimerTests {
         }
     }
 
-    private RetryTimer.Timeout recording(String name) {
-        return new RetryTimer.Timeout() {
+    private WaitScheduler.Wait recording(String name) {
+        return new WaitScheduler.Wait() {
 
             @Override
-            public void fire() {
+            public void elapsed() {
                 happened.add("fired " + name + " on " + Thread.currentThread().getName()
                         + (Thread.currentThread().isDaemon() ? "" : " (not a daemon)"));
             }
 
             @Override
-            public void abandon() {
+            public void abandoned() {
                 happened.add("abandoned " + name);
             }
         };
+    }
+
+    /** Polls until the condition holds, failing once ten seconds have passed without it. */
+    private static void awaitTrue(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within 10 s").isLessThan(deadline);
+            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+        }
     }
 }

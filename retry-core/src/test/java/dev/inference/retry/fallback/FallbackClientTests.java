@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -19,6 +19,17 @@ import dev.inference.fixtures.FixedRandom;
 import dev.inference.fixtures.MutableClock;
 import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.ScriptedReader;
+import dev.inference.fixtures.VirtualSleeper;
+import dev.inference.retry.ConfigException;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.FallbackExhaustedException;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryBudget;
+import dev.inference.retry.RetryClient;
+import dev.inference.retry.StampedStreamReader;
+import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,18 +1,18 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.fixtures.CapturedLog;
 import dev.inference.fixtures.MutableClock;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -157,23 +157,47 @@ class FallbackChainTests {
     class Logs {
 
         @Test
-        void aSkippedMemberAtDebug() {
+        void aMemberSkippedWhileItsAccountCoolsAtWarnWithUntilWhen() {
             firstCooling.set(Duration.ofSeconds(10));
-            FallbackChain.Call call = builder().build().start(FallbackReason::of);
-            Logger logger = Logger.getLogger(FallbackChain.class.getName());
-            Level level = logger.getLevel();
-            logger.setLevel(Level.FINE);
-            try {
-                call.next();
-            }
-            finally {
-                logger.setLevel(level);
-            }
+
+            builder().build().start(FallbackReason::of).next();
 
             assertThat(log.records()).singleElement()
-                .satisfies((record) -> assertThat(record.getLevel()).isEqualTo(Level.FINE))
+                .satisfies((record) -> assertThat(record.getLevel()).isEqualTo(Level.WARNING))
                 .extracting(LogRecord::getMessage)
-                .isEqualTo("Fallback chain 'chat' skipped member 'a'");
+                .isEqualTo("Fallback chain 'chat' fell over from member 'a' (skipped): its provider account cools down "
+                        + "until " + MutableClock.START.plusSeconds(10));
+        }
+
+        @Test
+        void aMemberSkippedBySkipAfterAtWarnWithUntilWhen() {
+            FallbackChain chain = builder().skip(1, Duration.ofMinutes(1)).build();
+            FallbackChain.Call first = chain.start(FallbackReason::of);
+            first.next();
+            first.fellOver(unauthorized());
+
+            chain.start(FallbackReason::of).next();
+
+            assertThat(log.records()).last()
+                .satisfies((record) -> assertThat(record.getLevel()).isEqualTo(Level.WARNING))
+                .extracting(LogRecord::getMessage)
+                .isEqualTo("Fallback chain 'chat' fell over from member 'a' (skipped): skip-after holds it until "
+                        + MutableClock.START.plus(Duration.ofMinutes(1)));
+        }
+
+        @Test
+        void aMemberSkippedForBothReasonsAtWarnWithBoth() {
+            FallbackChain chain = builder().skip(1, Duration.ofMinutes(1)).build();
+            FallbackChain.Call first = chain.start(FallbackReason::of);
+            first.next();
+            first.fellOver(unauthorized());
+            firstCooling.set(Duration.ofSeconds(10));
+
+            chain.start(FallbackReason::of).next();
+
+            assertThat(log.records()).last().extracting(LogRecord::getMessage).asString()
+                .endsWith("(skipped): skip-after holds it until " + MutableClock.START.plus(Duration.ofMinutes(1))
+                        + ", and its provider account cools down until " + MutableClock.START.plusSeconds(10));
         }
 
         @Test
@@ -204,41 +228,6 @@ class FallbackChainTests {
 
             assertThat(log.records()).extracting(LogRecord::getMessage)
                 .contains("FallbackListener Throwing threw from fellOver", "FallbackListener Throwing threw from callEnded");
-        }
-    }
-
-    @Nested
-    class Scope {
-
-        @Test
-        void staysActiveAfterANestedCallEnds() {
-            boolean active = FallbackScope.call(() -> {
-                FallbackScope.call(() -> null);
-                return FallbackScope.isActive();
-            });
-
-            assertThat(active).isTrue();
-            assertThat(FallbackScope.isActive()).isFalse();
-        }
-    }
-
-    @Nested
-    class CoolingDown {
-
-        @Test
-        void refusesANegativeNumberOfAttempts() {
-            assertThatIllegalArgumentException().isThrownBy(() -> new CoolingDownException(-1, Duration.ZERO, null))
-                .withMessage("attempts must not be negative, was -1");
-        }
-
-        @Test
-        void saysWhatItRefusedToWaitFor() {
-            assertThat(new CoolingDownException(0, Duration.ofSeconds(5), null)).hasMessage(
-                    "Gave up after 0 attempts rather than wait PT5S for the provider to cool down, since the caller has "
-                            + "a fallback")
-                .hasNoCause();
-            assertThat(new CoolingDownException(1, Duration.ofSeconds(5), unauthorized()))
-                .hasMessageStartingWith("Gave up after 1 attempt rather than wait PT5S");
         }
     }
 }

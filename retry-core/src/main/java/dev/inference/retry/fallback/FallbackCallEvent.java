@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import java.util.Objects;
 import java.util.Optional;

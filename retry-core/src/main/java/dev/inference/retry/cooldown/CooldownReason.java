@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.cooldown;
 
 /**
  * Why a provider account was cooled down, as a {@link CooldownStore} keeps it and a
@@ -11,7 +11,7 @@ public enum CooldownReason {
 
     /**
      * A response, successful or not, said with its rate-limit headers that no requests or no tokens
-     * remain before a reset (see {@link Retrier#rateLimited}).
+     * remain before a reset (see {@link dev.inference.retry.Retrier#rateLimited}).
      */
     RATE_LIMIT
 }

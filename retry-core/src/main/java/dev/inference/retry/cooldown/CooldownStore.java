@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.cooldown;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -9,8 +9,8 @@ import java.util.Optional;
  *
  * <p>A key names a provider account; clients with the same key share its cool-down. When an attempt
  * fails retryably with a positive {@code Retry-After}, the client {@linkplain #coolDown cools} its key
- * for that long (capped at {@link Backoff#RETRY_AFTER_CAP}); before every attempt, the first
- * included, it waits out the {@linkplain #remaining remaining} cool-down of its key.
+ * for that long (capped at {@link dev.inference.retry.Backoff#RETRY_AFTER_CAP}); before every attempt,
+ * the first included, it waits out the {@linkplain #remaining remaining} cool-down of its key.
  *
  * <p>Implementations must be thread-safe. {@link #remaining} is called before every attempt, so it
  * must answer from memory, never over a network; a store shared between processes keeps a local
@@ -36,7 +36,8 @@ public interface CooldownStore {
      * later cool-down never shortens an earlier one.
      *
      * @param key the provider account
-     * @param duration how long, positive and at most {@link Backoff#RETRY_AFTER_CAP}
+     * @param duration how long, positive and at most
+     *     {@link dev.inference.retry.Backoff#RETRY_AFTER_CAP}
      */
     void coolDown(String key, Duration duration);
 
@@ -45,7 +46,8 @@ public interface CooldownStore {
      * with the cool-down that ends last. By default the reason is dropped.
      *
      * @param key the provider account
-     * @param duration how long, positive and at most {@link Backoff#RETRY_AFTER_CAP}
+     * @param duration how long, positive and at most
+     *     {@link dev.inference.retry.Backoff#RETRY_AFTER_CAP}
      * @param reason why the key is cooled down
      */
     default void coolDown(String key, Duration duration, CooldownReason reason) {

@@ -1,7 +1,10 @@
-package dev.inference.retry;
+package dev.inference.retry.fallback;
 
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.QuotaExceededException;
+import dev.inference.retry.CoolingDownException;
+import dev.inference.retry.ExhaustedException;
+import dev.inference.retry.RetryBudgetExhaustedException;
 import java.util.Locale;
 import java.util.Optional;
 

@@ -1,7 +1,8 @@
-package dev.inference.retry;
+package dev.inference.retry.cooldown;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inference.retry.Backoff;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,11 @@ class LocalCooldownStoreTests {
         this.store.coolDown("openai", Duration.ofHours(1));
 
         assertThat(this.store.remaining("openai")).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void capsACooldownWhereTheBackoffCapsARetryAfter() {
+        assertThat(Duration.ofNanos(LocalCooldownStore.LONGEST_NANOS)).isEqualTo(Backoff.RETRY_AFTER_CAP);
     }
 
     @Test

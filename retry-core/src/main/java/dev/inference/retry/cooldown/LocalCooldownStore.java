@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.cooldown;
 
 import dev.inference.client.Durations;
 import java.time.Duration;
@@ -22,6 +22,9 @@ import java.util.function.LongSupplier;
  */
 public final class LocalCooldownStore implements CooldownStore {
 
+    /** The longest cool-down kept, in nanoseconds: that of the longest {@code Retry-After} honoured. */
+    static final long LONGEST_NANOS = Duration.ofMinutes(5).toNanos();
+
     private final LongSupplier nanoTime;
 
     /** Each key's cool-down: its end, on the {@link #nanoTime} clock, and its reason. */
@@ -42,9 +45,9 @@ public final class LocalCooldownStore implements CooldownStore {
 
     /**
      * Creates an empty store on a clock of the caller's, such as a test's virtual time. A client
-     * that waits with a virtual {@link Sleeper} needs its store on the same virtual clock: on the
-     * real one, a cool-down would not pass while the sleeper pretends to wait, and the client would
-     * ask again until it really had.
+     * that waits with a virtual {@link dev.inference.retry.Sleeper} needs its store on the same virtual
+     * clock: on the real one, a cool-down would not pass while the sleeper pretends to wait, and the
+     * client would ask again until it really had.
      *
      * @param nanoTime a monotonic clock in nanoseconds, as {@link System#nanoTime()} is
      * @return the store
@@ -73,7 +76,8 @@ public final class LocalCooldownStore implements CooldownStore {
      * {@link #coolDown(String, Duration, CooldownReason)} does with {@link CooldownReason#RETRY_AFTER}.
      *
      * @param key the provider account
-     * @param duration how long; capped at {@link Backoff#RETRY_AFTER_CAP}, nothing when not positive
+     * @param duration how long; capped at five minutes (as
+     *     {@link dev.inference.retry.Backoff#RETRY_AFTER_CAP} is), nothing when not positive
      * @throws NullPointerException if an argument is {@code null}
      */
     @Override
@@ -86,7 +90,8 @@ public final class LocalCooldownStore implements CooldownStore {
      * of the one that ends last is kept.
      *
      * @param key the provider account
-     * @param duration how long; capped at {@link Backoff#RETRY_AFTER_CAP}, nothing when not positive
+     * @param duration how long; capped at five minutes (as
+     *     {@link dev.inference.retry.Backoff#RETRY_AFTER_CAP} is), nothing when not positive
      * @param reason why
      * @throws NullPointerException if an argument is {@code null}
      */
@@ -98,7 +103,7 @@ public final class LocalCooldownStore implements CooldownStore {
         if (nanos == 0) {
             return;
         }
-        long end = this.nanoTime.getAsLong() + Math.min(nanos, Durations.toWaitNanos(Backoff.RETRY_AFTER_CAP));
+        long end = this.nanoTime.getAsLong() + Math.min(nanos, LONGEST_NANOS);
         // Nanosecond clocks are compared by difference, as they may wrap around.
         this.ends.merge(key, new Cooldown(end, reason),
                 (earlier, later) -> (later.end - earlier.end > 0) ? later : earlier);
