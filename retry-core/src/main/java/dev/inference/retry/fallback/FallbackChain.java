@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -60,6 +61,9 @@ public final class FallbackChain {
     /** The skip rule in force, replaced whole by {@link #refreshSkip} and {@link #refreshNoSkip}. */
     private volatile Skip skip;
 
+    /** Each member's own model name, or {@code null} for none, replaced whole by {@link #useModels}. */
+    private volatile List<@Nullable String> models;
+
     private final Clock clock;
 
     private final List<FallbackListener> listeners;
@@ -68,6 +72,7 @@ public final class FallbackChain {
         this.name = builder.name;
         this.members = List.copyOf(builder.members);
         this.skip = new Skip(builder.skipAfter, builder.skipFor);
+        this.models = noModels(this.members.size());
         this.clock = builder.clock;
         this.listeners = List.copyOf(builder.listeners);
     }
@@ -179,6 +184,52 @@ public final class FallbackChain {
      */
     public void refreshSkip(int after, Duration skipFor) {
         this.skip = Skip.of(after, skipFor);
+    }
+
+    /**
+     * Returns the model name a member is asked for, as {@link #useModels} last set it.
+     *
+     * @param member the member's index, in the order of {@link #members()}
+     * @return its own model name, or empty to keep the request's model
+     * @throws IndexOutOfBoundsException if no member has that index
+     */
+    public Optional<String> modelOf(int member) {
+        return Optional.ofNullable(this.models.get(member));
+    }
+
+    /**
+     * Sets the model name each member is asked for ({@code inference.retry.fallbacks.<chain>.models}),
+     * replacing the names in force at once, while calls run: the next member called uses the new name.
+     *
+     * @param models the model name per member name; a member not named keeps the request's model
+     * @throws NullPointerException if {@code models} or one of its entries is {@code null}
+     * @throws ConfigException if a name is no member, or a model name is blank; nothing is replaced then
+     */
+    public void useModels(Map<String, String> models) {
+        Objects.requireNonNull(models, "models must not be null");
+        List<String> names = members();
+        List<@Nullable String> next = noModels(names.size());
+        models.forEach((member, model) -> {
+            Objects.requireNonNull(model, "model must not be null");
+            int index = names.indexOf(member);
+            if (index < 0) {
+                throw new ConfigException("models." + member, model, "must name a member of the chain, one of " + names);
+            }
+            if (model.isBlank()) {
+                throw new ConfigException("models." + member, model, "must not be blank");
+            }
+            next.set(index, model);
+        });
+        this.models = next;
+    }
+
+    /** A new list of {@code size} members that have no model name of their own. */
+    private static List<@Nullable String> noModels(int size) {
+        List<@Nullable String> models = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            models.add(null);
+        }
+        return models;
     }
 
     /**

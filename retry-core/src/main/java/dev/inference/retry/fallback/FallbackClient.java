@@ -13,14 +13,12 @@ import dev.inference.retry.StampedStreamReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link InferenceClient} that answers a call from the first of its members that can: a fallback
@@ -46,13 +44,9 @@ public final class FallbackClient implements InferenceClient {
 
     private final List<InferenceClient> members;
 
-    /** Each member's own model name, or {@code null} to keep the request's. */
-    private final List<@Nullable String> models;
-
-    private FallbackClient(FallbackChain chain, List<InferenceClient> members, List<@Nullable String> models) {
+    private FallbackClient(FallbackChain chain, List<InferenceClient> members) {
         this.chain = chain;
         this.members = members;
-        this.models = models;
     }
 
     /**
@@ -147,8 +141,10 @@ public final class FallbackClient implements InferenceClient {
     }
 
     private InferenceRequest requestFor(int member, InferenceRequest request) {
-        String model = this.models.get(member);
-        return (model == null || model.equals(request.model())) ? request : InferenceRequest.of(model, request.input());
+        return this.chain.modelOf(member)
+            .filter((model) -> !model.equals(request.model()))
+            .map((model) -> InferenceRequest.of(model, request.input()))
+            .orElse(request);
     }
 
     @Override
@@ -169,8 +165,6 @@ public final class FallbackClient implements InferenceClient {
     public static final class Builder {
 
         private final FallbackChain.Builder chain;
-
-        private final List<String> names = new ArrayList<>();
 
         private final List<InferenceClient> members = new ArrayList<>();
 
@@ -193,7 +187,6 @@ public final class FallbackClient implements InferenceClient {
         public Builder member(String name, InferenceClient client) {
             Objects.requireNonNull(client, "client must not be null");
             this.chain.member(name, coolingOf(client));
-            this.names.add(name);
             this.members.add(client);
             return this;
         }
@@ -263,18 +256,9 @@ public final class FallbackClient implements InferenceClient {
          *     name that is no member
          */
         public FallbackClient build() {
-            for (String member : this.models.keySet()) {
-                if (!this.names.contains(member)) {
-                    throw new ConfigException("models." + member, this.models.get(member),
-                            "must name a member of the chain, one of " + this.names);
-                }
-            }
-            List<@Nullable String> models = new ArrayList<>(this.names.size());
-            for (String name : this.names) {
-                models.add(this.models.get(name));
-            }
-            return new FallbackClient(this.chain.build(), List.copyOf(this.members),
-                    Collections.unmodifiableList(models));
+            FallbackChain chain = this.chain.build();
+            chain.useModels(this.models);
+            return new FallbackClient(chain, List.copyOf(this.members));
         }
     }
 }

@@ -7,11 +7,12 @@ import dev.inference.failure.NetworkException;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.ExhaustedException;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A chain's skip rule replaced while calls run ({@link FallbackChain#refreshSkip},
- * {@link FallbackChain#refreshNoSkip}).
+ * A chain's skip rule and its members' model names replaced while calls run
+ * ({@link FallbackChain#refreshSkip}, {@link FallbackChain#refreshNoSkip}, {@link FallbackChain#useModels}).
  */
 class FallbackChainRefreshTests {
 
@@ -63,5 +64,26 @@ class FallbackChainRefreshTests {
     void anInvalidRuleIsRefusedAsTheBuilderRefusesIt() {
         assertThatExceptionOfType(ConfigException.class).isThrownBy(() -> this.chain.refreshSkip(0, Duration.ofMinutes(1)))
             .withMessageContaining("must be at least 1");
+    }
+
+    @Test
+    void newModelNamesReplaceTheOnesInForceWhole() {
+        this.chain.useModels(Map.of("openai", "gpt-a", "backup", "claude-b"));
+
+        this.chain.useModels(Map.of("backup", "claude-c"));
+
+        assertThat(this.chain.modelOf(0)).isEmpty();
+        assertThat(this.chain.modelOf(1)).contains("claude-c");
+    }
+
+    @Test
+    void aModelNameForNoMemberIsRefusedAndNothingReplaced() {
+        this.chain.useModels(Map.of("backup", "claude-b"));
+
+        assertThatExceptionOfType(ConfigException.class)
+            .isThrownBy(() -> this.chain.useModels(Map.of("backup", "claude-c", "gemini", "flash")))
+            .withMessageContaining("models.gemini")
+            .withMessageContaining("must name a member of the chain, one of [openai, backup]");
+        assertThat(this.chain.modelOf(1)).contains("claude-b");
     }
 }

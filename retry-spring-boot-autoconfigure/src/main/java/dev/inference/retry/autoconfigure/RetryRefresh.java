@@ -42,7 +42,7 @@ import org.springframework.core.env.Environment;
  * ({@link BeanRetrySettings#resolve}, {@link ClientEntries}, {@link FallbackChainRegistrar#checkSettings}),
  * and what needs a restart is refused: the top-level {@code enabled}, {@code cooldown.store} and
  * {@code cooldown.namespace}, {@code observations.enabled}, {@code spring-ai.enabled}, the chains and
- * their {@code members}, {@code primary} and {@code models}, an entry naming no bean, and switching on a
+ * their {@code members} and {@code primary}, an entry naming no bean, and switching on a
  * bean left unwrapped at startup. Only then is every new retrier built and given to the retrier each
  * bean was made with ({@link Retrier#refresh}, one volatile write each), in one pass that cannot fail;
  * the settings snapshot follows in one volatile write. A bean switched off gets a retrier that makes one
@@ -277,10 +277,6 @@ public final class RetryRefresh {
             if (now.isPrimary() != then.isPrimary()) {
                 throw restart("fallbacks." + chain + ".primary", now.isPrimary(),
                         "the primary bean of a type is chosen at startup");
-            }
-            if (!now.getModels().equals(then.getModels())) {
-                throw restart("fallbacks." + chain + ".models", now.getModels(),
-                        "each member's model is set when the chain is made");
             }
             try {
                 FallbackChainRegistrar.checkSettings(chain, now, fresh.keySet());

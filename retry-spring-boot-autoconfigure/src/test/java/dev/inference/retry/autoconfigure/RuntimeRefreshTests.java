@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.inference.client.CallContext;
 import dev.inference.client.InferenceClient;
 import dev.inference.client.InferenceRequest;
+import dev.inference.client.InferenceResponse;
+import dev.inference.client.StreamReader;
 import dev.inference.failure.NetworkException;
 import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
@@ -25,6 +27,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -310,6 +313,22 @@ class RuntimeRefreshTests {
         }
 
         @Test
+        void aMembersModelSetAtRunTimeAppliesToItsNextCall() {
+            runner.withPropertyValues("inference.retry.fallbacks.chat.members=openai, backup")
+                .withUserConfiguration(ModelsSeen.class)
+                .run((context) -> {
+                    failing(context);
+                    InferenceClient chat = context.getBean("chat", InferenceClient.class);
+                    chat.invoke(REQUEST);
+
+                    refresh(context, "inference.retry.fallbacks.chat.models.backup=backup-model");
+                    chat.invoke(REQUEST);
+
+                    assertThat(context.getBean(ModelsSeen.class).models).containsExactly("model", "backup-model");
+                });
+        }
+
+        @Test
         void aChangedMemberListIsRefused() {
             chained.run((context) -> {
                 refresh(context, "inference.retry.fallbacks.chat.members=backup, openai");
@@ -443,6 +462,30 @@ class RuntimeRefreshTests {
         @Bean
         InferenceClient backup() {
             return new ScriptedClient(new Script());
+        }
+    }
+
+    /** A second member of the chain, which always answers and keeps the model of each request. */
+    @Configuration(proxyBeanMethods = false)
+    static class ModelsSeen {
+
+        final List<String> models = new CopyOnWriteArrayList<>();
+
+        @Bean
+        InferenceClient backup() {
+            return new InferenceClient() {
+
+                @Override
+                public InferenceResponse invoke(InferenceRequest request, CallContext context) {
+                    ModelsSeen.this.models.add(request.model());
+                    return InferenceResponse.of("ok");
+                }
+
+                @Override
+                public StreamReader stream(InferenceRequest request, CallContext context) {
+                    throw new UnsupportedOperationException("invoke only");
+                }
+            };
         }
     }
 

@@ -6,7 +6,6 @@ import dev.inference.retry.fallback.FallbackChain;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
-import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.beans.factory.BeanFactory;
 
@@ -50,11 +49,9 @@ public final class ChatModelChains {
         FallbackChainProperties settings = this.chains.settings(chain);
         FallbackChain rules = this.chains.rules(chain, this.chains::coolingOf);
         List<ChatModel> members = new ArrayList<>();
-        List<@Nullable String> models = new ArrayList<>();
         for (String member : settings.getMembers()) {
             members.add(this.beanFactory.getBean(member, ChatModel.class));
-            models.add(settings.getModels().get(member));
         }
-        return new FallbackChatModel(rules, members, models, this.typing);
+        return new FallbackChatModel(rules, members, this.typing);
     }
 }

@@ -4,8 +4,6 @@ import dev.inference.retry.FallbackExhaustedException;
 import dev.inference.retry.fallback.FallbackChain;
 import dev.inference.retry.fallback.FallbackReason;
 import dev.inference.retry.springai.exchange.FallbackMark;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -49,29 +47,25 @@ public final class FallbackChatModel implements ChatModel {
 
     private final List<ChatModel> members;
 
-    private final List<@Nullable String> models;
-
     private final UnaryOperator<RuntimeException> typing;
 
     /**
      * Creates the chain.
      *
-     * @param chain the rules, whose members are {@code members} in the same order
+     * @param chain the rules, whose members are {@code members} in the same order, with each member's
+     *     own model name ({@link FallbackChain#modelOf})
      * @param members the member models
-     * @param models each member's own model name, or {@code null} for none
      * @param typing the typed failure a member's exception stands for, as the provider integration
      *     that retried the member types it, or the exception itself when none knows it
-     * @throws IllegalArgumentException if the lists' sizes differ from the chain's members
+     * @throws IllegalArgumentException if the number of models differs from the chain's members
      */
-    public FallbackChatModel(FallbackChain chain, List<ChatModel> members, List<@Nullable String> models,
-            UnaryOperator<RuntimeException> typing) {
+    public FallbackChatModel(FallbackChain chain, List<ChatModel> members, UnaryOperator<RuntimeException> typing) {
         this.chain = Objects.requireNonNull(chain, "chain must not be null");
         this.typing = Objects.requireNonNull(typing, "typing must not be null");
         this.members = List.copyOf(members);
-        this.models = Collections.unmodifiableList(new ArrayList<>(models));
-        if (this.members.size() != chain.members().size() || this.models.size() != chain.members().size()) {
+        if (this.members.size() != chain.members().size()) {
             throw new IllegalArgumentException("The chain has " + chain.members().size() + " members, not "
-                    + this.members.size() + " models and " + this.models.size() + " model names");
+                    + this.members.size() + " models");
         }
     }
 
@@ -170,7 +164,7 @@ public final class FallbackChatModel implements ChatModel {
      */
     Prompt promptFor(int index, Prompt prompt) {
         ChatModel member = this.members.get(index);
-        String model = this.models.get(index);
+        @Nullable String model = this.chain.modelOf(index).orElse(null);
         ChatOptions options = prompt.getOptions();
         ChatOptions defaults = member.getDefaultOptions();
         if (index == 0 && model == null && (options == null || defaults.getClass().isInstance(options))) {

@@ -115,6 +115,7 @@ public final class FallbackChains {
         }
         this.listeners.orderedStream().forEach(builder::listener);
         FallbackChain rules = builder.build();
+        rules.useModels(settings.getModels());
         this.made.put(chain, rules);
         return rules;
     }
@@ -154,9 +155,10 @@ public final class FallbackChains {
 
     /**
      * Puts the settings of a refresh in force for every chain: each chain made takes its new skip rule
-     * at once (its members keep their skip state), and the members' cool-down keys are read from the
-     * new properties. The members of each chain, its {@code primary} and its {@code models} are those
-     * of startup: a refresh that changes them is refused before it reaches here.
+     * (its members keep their skip state) and its members' model names at once, and the members'
+     * cool-down keys are read from the new properties. The members of each chain and its
+     * {@code primary} are those of startup: a refresh that changes them is refused before it reaches
+     * here.
      *
      * @param properties the properties of the refresh, valid
      */
@@ -174,6 +176,7 @@ public final class FallbackChains {
                 else {
                     chain.refreshNoSkip();
                 }
+                chain.useModels((settings != null) ? settings.getModels() : Map.of());
             });
         }
     }
