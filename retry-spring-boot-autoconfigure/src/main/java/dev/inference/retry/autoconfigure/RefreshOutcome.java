@@ -18,6 +18,9 @@ public record RefreshOutcome(Instant at, boolean applied, @Nullable String reaso
     /**
      * Checks the outcome.
      *
+     * @param at when it ended
+     * @param applied whether it was applied
+     * @param reason why it was refused, or {@code null} when it was applied
      * @throws NullPointerException if {@code at} is {@code null}, or {@code reason} is for a refused one
      */
     public RefreshOutcome {
