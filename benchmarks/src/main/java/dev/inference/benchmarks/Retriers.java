@@ -8,7 +8,7 @@ import dev.inference.retry.Classification;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
-import dev.inference.retry.Sleeper;
+import dev.inference.retry.time.Sleeper;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * takes to give up once its {@link CallContext} is cancelled from another thread (the
  * {@linkplain #wakeUps wake-up latency}, beside the floor the operating system sets, on a platform
  * thread and, on Java 21 or newer, a virtual one), and how closely
- * {@link dev.inference.retry.Sleeper#system()} keeps to the delay it is asked to wait
+ * {@link dev.inference.retry.time.Sleeper#system()} keeps to the delay it is asked to wait
  * ({@linkplain #waitAccuracy wait accuracy}).
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar

@@ -4,6 +4,8 @@ import dev.inference.client.CallContext;
 import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

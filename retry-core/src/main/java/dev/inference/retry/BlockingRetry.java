@@ -3,6 +3,8 @@ package dev.inference.retry;
 import dev.inference.client.CallContext;
 import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -7,6 +7,8 @@ import dev.inference.failure.DeadlineExceededException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.cooldown.CooldownReason;
 import dev.inference.retry.cooldown.CooldownStore;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.WaitScheduler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

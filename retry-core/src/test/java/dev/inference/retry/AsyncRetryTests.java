@@ -18,6 +18,7 @@ import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import dev.inference.fixtures.RecordingListener;
 import dev.inference.retry.cooldown.LocalCooldownStore;
+import dev.inference.retry.time.ShutdownSignal;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -20,6 +20,8 @@ import dev.inference.fixtures.RecordingListener;
 import dev.inference.fixtures.ScriptedClient;
 import dev.inference.fixtures.VirtualSleeper;
 import dev.inference.retry.cooldown.LocalCooldownStore;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.Sleeper;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

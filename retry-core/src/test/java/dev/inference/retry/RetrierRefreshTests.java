@@ -8,6 +8,7 @@ import dev.inference.client.CallContext;
 import dev.inference.client.InferenceRequest;
 import dev.inference.failure.NetworkException;
 import dev.inference.fixtures.ScriptedClient;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;

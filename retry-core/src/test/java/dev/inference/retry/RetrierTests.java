@@ -12,6 +12,8 @@ import dev.inference.fixtures.ScriptedClient;
 import dev.inference.retry.cooldown.CooldownReason;
 import dev.inference.retry.cooldown.CooldownSetEvent;
 import dev.inference.retry.cooldown.LocalCooldownStore;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.Sleeper;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

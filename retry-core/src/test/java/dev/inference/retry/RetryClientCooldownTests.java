@@ -25,6 +25,8 @@ import dev.inference.fixtures.VirtualSleeper;
 import dev.inference.retry.cooldown.CooldownReason;
 import dev.inference.retry.cooldown.CooldownSetEvent;
 import dev.inference.retry.cooldown.LocalCooldownStore;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

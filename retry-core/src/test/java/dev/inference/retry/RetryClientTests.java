@@ -28,6 +28,8 @@ import dev.inference.fixtures.RecordingListener.Exhausted;
 import dev.inference.fixtures.RecordingListener.Finished;
 import dev.inference.fixtures.RecordingListener.Scheduled;
 import dev.inference.fixtures.VirtualSleeper;
+import dev.inference.retry.time.ShutdownSignal;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

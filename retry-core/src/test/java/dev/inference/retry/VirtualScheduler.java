@@ -1,6 +1,7 @@
 package dev.inference.retry;
 
 import dev.inference.fixtures.MutableClock;
+import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -45,7 +45,7 @@ public final class LocalCooldownStore implements CooldownStore {
 
     /**
      * Creates an empty store on a clock of the caller's, such as a test's virtual time. A client
-     * that waits with a virtual {@link dev.inference.retry.Sleeper} needs its store on the same virtual
+     * that waits with a virtual {@link dev.inference.retry.time.Sleeper} needs its store on the same virtual
      * clock: on the real one, a cool-down would not pass while the sleeper pretends to wait, and the
      * client would ask again until it really had.
      *

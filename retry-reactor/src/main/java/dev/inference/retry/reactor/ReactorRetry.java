@@ -9,7 +9,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryExecution;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;

@@ -19,7 +19,7 @@ import dev.inference.retry.Operation;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryListener;
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.time.ShutdownSignal;
 import dev.inference.retry.cooldown.LocalCooldownStore;
 import java.io.IOException;
 import java.time.Duration;

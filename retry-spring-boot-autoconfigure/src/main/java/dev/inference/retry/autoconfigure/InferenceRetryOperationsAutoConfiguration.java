@@ -1,6 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.time.ShutdownSignal;
 import dev.inference.retry.autoconfigure.observation.ObservationAttemptObserver;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptObservationConvention;
 import io.micrometer.observation.ObservationRegistry;

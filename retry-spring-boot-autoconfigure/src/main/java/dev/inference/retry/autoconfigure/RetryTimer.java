@@ -3,7 +3,7 @@ package dev.inference.retry.autoconfigure;
 import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.client.Durations;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

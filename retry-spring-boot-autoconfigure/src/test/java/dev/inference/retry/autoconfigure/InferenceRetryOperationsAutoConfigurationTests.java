@@ -8,7 +8,7 @@ import dev.inference.client.InferenceRequest;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.ShutdownException;
 import dev.inference.retry.RetryClient;
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.time.ShutdownSignal;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;

@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.CallContext;
-import dev.inference.retry.Sleeper;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -9,7 +9,7 @@ import com.anthropic.core.ClientOptions;
 import com.anthropic.core.http.HttpClient;
 import com.anthropic.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
 import dev.inference.retry.springai.internal.AnthropicInternals;

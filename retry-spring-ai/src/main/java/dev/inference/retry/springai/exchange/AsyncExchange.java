@@ -4,7 +4,7 @@ import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.retry.AsyncRetry;
 import dev.inference.retry.Operation;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

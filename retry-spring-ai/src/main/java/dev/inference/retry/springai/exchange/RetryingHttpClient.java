@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.springai.internal.ForwardingProxy;
 import java.lang.reflect.Method;
 import java.util.Objects;

@@ -9,7 +9,7 @@ import dev.inference.retry.Classification;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.Operation;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.time.ShutdownSignal;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;

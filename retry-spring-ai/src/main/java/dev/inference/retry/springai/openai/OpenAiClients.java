@@ -8,7 +8,7 @@ import com.openai.core.ClientOptions;
 import com.openai.core.http.HttpClient;
 import com.openai.core.http.PhantomReachableClosingHttpClient;
 import dev.inference.retry.Retrier;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.springai.internal.ForwardingProxy;
 import dev.inference.retry.springai.exchange.AbandonableCalls;
 import dev.inference.retry.springai.exchange.RetryingHttpClient;

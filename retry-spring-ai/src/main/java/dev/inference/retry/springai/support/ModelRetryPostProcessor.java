@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.support;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.WaitScheduler;
+import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.autoconfigure.RetryTimer;
 import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ModelClientRetriesException;

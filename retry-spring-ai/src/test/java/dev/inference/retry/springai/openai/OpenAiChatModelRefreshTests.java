@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.inference.client.CallContext;
-import dev.inference.retry.Sleeper;
+import dev.inference.retry.time.Sleeper;
 import dev.inference.retry.autoconfigure.RetrierCustomizer;
 import dev.inference.retry.springai.OpenAiWire;
 import java.time.Duration;

@@ -33,7 +33,7 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.Timeouts;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryListener;
-import dev.inference.retry.ShutdownSignal;
+import dev.inference.retry.time.ShutdownSignal;
 import dev.inference.retry.cooldown.LocalCooldownStore;
 import dev.inference.retry.springai.CutStreamServer;
 import dev.inference.retry.springai.OpenAiWire;

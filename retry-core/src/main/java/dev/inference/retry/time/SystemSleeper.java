@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.time;
 
 import dev.inference.client.CallContext;
 import java.time.Duration;

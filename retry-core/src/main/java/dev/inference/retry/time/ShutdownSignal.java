@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.time;
 
 import dev.inference.client.CallContext;
 import dev.inference.client.Durations;
@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * Tells retrying calls that the application is shutting down: every wait before a retry ends at
  * once, and no retry starts afterwards. Attempts already in flight are left to finish.
  *
- * <p>One signal is shared by the clients of an application ({@link Retrier.Builder#shutdownSignal}).
+ * <p>One signal is shared by the clients of an application ({@link dev.inference.retry.Retrier.Builder#shutdownSignal}).
  * The Spring Boot auto-configuration fires it when the application context begins to close; a plain
  * Java application fires it from a shutdown hook, or closes it:
  * <pre>{@code

@@ -1,10 +1,10 @@
-package dev.inference.retry;
+package dev.inference.retry.time;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Times the waits of an {@link AsyncRetry}, backoff and cool-down alike: the seam through which a
+ * Times the waits of an {@link dev.inference.retry.AsyncRetry}, backoff and cool-down alike: the seam through which a
  * caller that must not block passes time, as a {@link Sleeper} is for one that blocks. An adapter of
  * the caller's own timer (a Reactor {@code Scheduler}, a {@code ScheduledExecutorService}); tests give
  * one that runs in virtual time.

@@ -1,12 +1,13 @@
-package dev.inference.retry;
+package dev.inference.retry.time;
 
 import dev.inference.client.CallContext;
 import java.time.Duration;
 
 /**
  * Waits out a backoff delay: the seam through which a caller that blocks its thread
- * ({@link RetryClient}, {@link BlockingRetry}) passes time. Set on the {@link Retrier} with
- * {@link Retrier.Builder#sleeper}; a caller that schedules its waits on a timer does not use it.
+ * ({@link dev.inference.retry.RetryClient}, {@link dev.inference.retry.BlockingRetry}) passes time.
+ * Set on the {@link dev.inference.retry.Retrier} with {@link dev.inference.retry.Retrier.Builder#sleeper};
+ * a caller that schedules its waits on a timer does not use it.
  *
  * <p>The {@linkplain #system() system sleeper} really waits; tests supply one that advances a
  * virtual clock or cancels the context instead, so that retry schedules run without sleeping.

@@ -1,4 +1,4 @@
-package dev.inference.retry;
+package dev.inference.retry.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
