@@ -159,7 +159,7 @@ public final class RetryExecution {
     public int succeeded() {
         requireAttempting();
         this.state = State.DONE;
-        this.retrier = this.handle.current();
+        refreshSettings();
         RetryBudget budget = this.retrier.budgetOrNull();
         if (budget != null) {
             budget.succeeded();
@@ -187,7 +187,7 @@ public final class RetryExecution {
         Objects.requireNonNull(thrown, "thrown must not be null");
         requireAttempting();
         this.state = State.DONE;
-        this.retrier = this.handle.current();
+        refreshSettings();
         RuntimeException failure = thrown;
         if (thrown instanceof HalfOpenStreamException halfOpen) {
             closeQuietly(halfOpen.reader());
@@ -361,7 +361,7 @@ public final class RetryExecution {
      */
     public Duration cooldownBeforeAttempt() {
         requireAttempting();
-        this.retrier = this.handle.current();
+        refreshSettings();
         Duration cooldown = this.retrier.cooldownRemaining();
         if (cooldown.isZero()) {
             AttemptObserver observer = this.retrier.observer();
@@ -464,6 +464,11 @@ public final class RetryExecution {
 
     private boolean isShuttingDown() {
         return this.retrier.shutdownSignal().map(ShutdownSignal::isShutDown).orElse(false);
+    }
+
+    /** Reads the settings in force once per step, not per use: a runtime refresh may replace them at any time. */
+    private void refreshSettings() {
+        this.retrier = this.handle.current();
     }
 
     private void requireAttempting() {
