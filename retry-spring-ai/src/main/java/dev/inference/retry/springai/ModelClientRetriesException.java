@@ -1,6 +1,6 @@
 package dev.inference.retry.springai;
 
-import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import java.util.Locale;
 
 /**

@@ -6,6 +6,8 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.autoconfigure.settings.BeanRetrySettings;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.cooldown.CooldownStore;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -82,7 +84,7 @@ public final class BeanRetriers {
      * @param budget the bean's budget bucket, or {@code null} when it has none
      * @return a new retrier, named after the bean
      */
-    Retrier build(BeanRetrySettings settings, @Nullable RetryBudget budget) {
+    public Retrier build(BeanRetrySettings settings, @Nullable RetryBudget budget) {
         String beanName = settings.beanName();
         Retrier.Builder builder = Retrier.builder(settings.policy())
             .name(beanName)
@@ -107,7 +109,7 @@ public final class BeanRetriers {
      * @param policy the policy it had, which it keeps for what describes it
      * @return a new retrier, named after the bean
      */
-    Retrier switchedOff(String beanName, Policy policy) {
+    public Retrier switchedOff(String beanName, Policy policy) {
         Retrier.Builder builder = Retrier.builder(policy).name(beanName).timer(this.timer);
         this.listeners.orderedStream().forEach((listener) -> builder.listener(forClient(listener, beanName)));
         this.customizers.orderedStream().forEach((customizer) -> customizer.customize(beanName, builder));

@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
 import dev.inference.retry.cooldown.CooldownStore;
 import dev.inference.retry.cooldown.LocalCooldownStore;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

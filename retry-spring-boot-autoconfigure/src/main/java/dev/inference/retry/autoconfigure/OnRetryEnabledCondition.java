@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure;
 
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;

@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one refresh of the {@code inference.retry} configuration ended ({@link RetryRefresh}).
+ * How one refresh of the {@code inference.retry} configuration ended ({@link dev.inference.retry.autoconfigure.refresh.RetryRefresh}).
  *
  * @param at when it ended
  * @param applied whether it was applied; {@code false}: refused, nothing of it applied

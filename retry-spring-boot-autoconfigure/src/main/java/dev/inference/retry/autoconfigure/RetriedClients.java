@@ -6,6 +6,11 @@ import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.Timeouts;
+import dev.inference.retry.autoconfigure.settings.BeanRetrySettings;
+import dev.inference.retry.autoconfigure.settings.ClientEntries;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.RetrySettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,7 +43,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * settings that is declared as a type a {@code RetryClient} could be, so that it fails startup unless it
  * is one. Trap: a bean found only when it is made (registered late) is resolved then, by the same rules.
  */
-final class RetriedClients implements SmartInitializingSingleton {
+public final class RetriedClients implements SmartInitializingSingleton {
 
     /** The properties in force: those bound at startup, then those of the last refresh applied. */
     private volatile InferenceRetryProperties properties;
@@ -162,7 +167,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param beanName the bean's name
      * @return {@code true} unless its entry switches it off
      */
-    static boolean isEnabled(InferenceRetryProperties properties, String beanName) {
+    public static boolean isEnabled(InferenceRetryProperties properties, String beanName) {
         return ClientEntries.entryFor(properties, beanName).map(properties.getClients()::get)
             .map(InferenceRetryProperties.Client::isEnabled)
             .orElse(true);
@@ -309,7 +314,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return the snapshot in force
      */
-    RetrySettings settings() {
+    public RetrySettings settings() {
         return this.settings;
     }
 
@@ -366,7 +371,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return the properties; never changed in place by this class
      */
-    InferenceRetryProperties properties() {
+    public InferenceRetryProperties properties() {
         return this.properties;
     }
 
@@ -376,7 +381,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @param copy the copy
      */
-    void detach(InferenceRetryProperties copy) {
+    public void detach(InferenceRetryProperties copy) {
         this.properties = copy;
     }
 
@@ -385,7 +390,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return their names, in the order found
      */
-    List<String> found() {
+    public List<String> found() {
         return List.copyOf(this.found);
     }
 
@@ -395,7 +400,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return a copy, by bean name, in the order made
      */
-    Map<String, Retrier> retriers() {
+    public Map<String, Retrier> retriers() {
         synchronized (this.retriers) {
             return new LinkedHashMap<>(this.retriers);
         }
@@ -406,7 +411,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return a copy
      */
-    Map<String, RetryBudget> budgets() {
+    public Map<String, RetryBudget> budgets() {
         return new LinkedHashMap<>(this.budgets);
     }
 
@@ -417,7 +422,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param candidate the properties to check
      * @throws InvalidRetryPropertyException as {@link #resolve} throws it, with the same words
      */
-    void validateClientEntries(InferenceRetryProperties candidate) {
+    public void validateClientEntries(InferenceRetryProperties candidate) {
         validateClientEntries(candidate, false);
     }
 
@@ -427,7 +432,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param beanName the bean's name
      * @return its kind
      */
-    String kind(String beanName) {
+    public String kind(String beanName) {
         return kindOf(beanName);
     }
 
@@ -440,7 +445,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      * @param budgets each bean's budget bucket, by bean name
      * @param off the beans whose retries are switched off
      */
-    synchronized void apply(InferenceRetryProperties properties, RetrySettings settings, Map<String, RetryBudget> budgets,
+    public synchronized void apply(InferenceRetryProperties properties, RetrySettings settings, Map<String, RetryBudget> budgets,
             Set<String> off) {
         this.properties = properties;
         this.budgets.keySet().retainAll(budgets.keySet());
@@ -454,7 +459,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @return their names
      */
-    Set<String> switchedOff() {
+    public Set<String> switchedOff() {
         return this.switchedOff;
     }
 
@@ -463,7 +468,7 @@ final class RetriedClients implements SmartInitializingSingleton {
      *
      * @param outcome the outcome
      */
-    void refreshed(RefreshOutcome outcome) {
+    public void refreshed(RefreshOutcome outcome) {
         this.lastRefresh = outcome;
     }
 

@@ -8,6 +8,8 @@ import dev.inference.client.Durations;
 import dev.inference.retry.ConfigException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.RetryClient;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryFailureAnalyzerTests;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

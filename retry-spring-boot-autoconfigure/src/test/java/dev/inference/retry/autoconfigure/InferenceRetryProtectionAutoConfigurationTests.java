@@ -10,6 +10,8 @@ import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.RetryBudget;
 import dev.inference.retry.RetryBudgetExhaustedException;
 import dev.inference.retry.RetryClient;
+import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.cooldown.CooldownReason;
 import dev.inference.retry.cooldown.CooldownStore;
 import dev.inference.retry.cooldown.LocalCooldownStore;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.RetryClient;
+import dev.inference.retry.autoconfigure.settings.ClientEntries;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;

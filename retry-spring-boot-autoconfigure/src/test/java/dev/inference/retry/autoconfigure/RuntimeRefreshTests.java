@@ -14,6 +14,7 @@ import dev.inference.retry.AttemptEvent;
 import dev.inference.retry.ExhaustedException;
 import dev.inference.retry.RetryClient;
 import dev.inference.retry.RetryListener;
+import dev.inference.retry.autoconfigure.refresh.RetryRefresh;
 import dev.inference.retry.time.Sleeper;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint.RefreshDescriptor;
 import dev.inference.retry.autoconfigure.fallback.InferenceRetryFallbackAutoConfiguration;

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * of attempts that reached them. Not an {@code InferenceClient}, so a test can share it as a bean
  * without it being wrapped.
  */
-final class Script {
+public final class Script {
 
     private final Queue<RuntimeException> next = new ConcurrentLinkedQueue<>();
 

@@ -13,11 +13,11 @@ import java.util.NoSuchElementException;
  * A fake {@link InferenceClient} that plays a {@link Script}: it fails as scripted, then succeeds,
  * and every attempt that reaches it is counted in the script.
  */
-class ScriptedClient implements InferenceClient {
+public class ScriptedClient implements InferenceClient {
 
     private final Script script;
 
-    ScriptedClient(Script script) {
+    public ScriptedClient(Script script) {
         this.script = script;
     }
 

@@ -2,6 +2,7 @@ package dev.inference.retry.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inference.retry.autoconfigure.failure.UnknownRetryPropertyFailureAnalyzer;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;

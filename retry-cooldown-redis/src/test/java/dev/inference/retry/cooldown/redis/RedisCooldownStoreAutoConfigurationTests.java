@@ -12,7 +12,7 @@ import dev.inference.retry.RetryClient;
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
-import dev.inference.retry.autoconfigure.RetryStoreUnavailableException;
+import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
-import dev.inference.retry.autoconfigure.RetryStoreUnavailableException;
+import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;

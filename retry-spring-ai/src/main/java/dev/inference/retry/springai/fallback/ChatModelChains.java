@@ -1,6 +1,6 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.autoconfigure.fallback.FallbackChainProperties;
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
 import dev.inference.retry.fallback.FallbackChain;
 import java.util.ArrayList;

@@ -15,7 +15,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
-import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
 import dev.inference.retry.springai.BlockedCall;

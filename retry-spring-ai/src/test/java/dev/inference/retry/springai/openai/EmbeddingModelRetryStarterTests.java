@@ -11,7 +11,7 @@ import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpoint;
 import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
-import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.springai.BlockedCall;
 import dev.inference.retry.springai.MeterCounts;
 import dev.inference.retry.springai.ModelClientRetriesException;

@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure.fallback;
 
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

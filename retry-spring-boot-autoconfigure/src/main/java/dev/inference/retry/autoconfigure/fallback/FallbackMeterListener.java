@@ -1,5 +1,6 @@
 package dev.inference.retry.autoconfigure.fallback;
 
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import dev.inference.retry.fallback.FallbackCallEvent;
 import dev.inference.retry.fallback.FallbackEvent;
 import dev.inference.retry.fallback.FallbackListener;

@@ -1,7 +1,7 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
-import dev.inference.retry.autoconfigure.InferenceRetryProperties;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.cooldown.CooldownStore;
 import dev.inference.retry.fallback.FallbackListener;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package dev.inference.retry.autoconfigure.fallback;
 
-import dev.inference.retry.autoconfigure.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,8 +1,7 @@
 package dev.inference.retry.autoconfigure.refresh;
 
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
-import dev.inference.retry.autoconfigure.InferenceRetryProperties;
-import dev.inference.retry.autoconfigure.RetryRefresh;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.autoconfigure.fallback.InferenceRetryFallbackAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;

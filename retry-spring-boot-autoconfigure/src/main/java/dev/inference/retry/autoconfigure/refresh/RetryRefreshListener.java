@@ -1,7 +1,6 @@
 package dev.inference.retry.autoconfigure.refresh;
 
 import dev.inference.retry.autoconfigure.RefreshOutcome;
-import dev.inference.retry.autoconfigure.RetryRefresh;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ApplicationListener;

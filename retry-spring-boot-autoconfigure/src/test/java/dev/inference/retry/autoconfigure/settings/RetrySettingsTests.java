@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,19 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.refresh;
 
 import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryBudget;
-import dev.inference.retry.autoconfigure.fallback.FallbackChainProperties;
+import dev.inference.retry.autoconfigure.BeanRetriers;
+import dev.inference.retry.autoconfigure.RefreshOutcome;
+import dev.inference.retry.autoconfigure.RetriedClients;
+import dev.inference.retry.autoconfigure.failure.UnknownRetryPropertyFailureAnalyzer;
+import dev.inference.retry.autoconfigure.settings.BeanRetrySettings;
+import dev.inference.retry.autoconfigure.settings.ClientEntries;
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import dev.inference.retry.autoconfigure.fallback.FallbackChainRegistrar;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
+import dev.inference.retry.autoconfigure.settings.RetrySettings;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -34,9 +43,9 @@ import org.springframework.core.env.Environment;
 /**
  * Re-binds and re-validates the whole {@code inference.retry} configuration while the application
  * runs and, when it is valid, puts it in force for every retried bean and every fallback chain (SPEC
- * §13). What asks for a refresh is not this class's: the Spring Cloud Context integration
- * ({@code dev.inference.retry.autoconfigure.refresh}) calls {@link #refresh} for an
- * {@code EnvironmentChangeEvent} naming an {@code inference.retry.*} key.
+ * §13). What asks for a refresh is not this class's: the Spring Cloud Context integration beside it
+ * ({@code RetryRefreshListener}) calls {@link #refresh} for an {@code EnvironmentChangeEvent} naming an
+ * {@code inference.retry.*} key. Needs nothing of Spring Cloud itself.
  *
  * <p>A refresh is all or nothing. Every bean's settings are resolved with the startup rules and words
  * ({@link BeanRetrySettings#resolve}, {@link ClientEntries}, {@link FallbackChainRegistrar#checkSettings}),

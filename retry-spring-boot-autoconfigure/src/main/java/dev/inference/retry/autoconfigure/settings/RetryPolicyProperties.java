@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import dev.inference.retry.Policy;
 import java.time.Duration;
@@ -17,9 +17,9 @@ public abstract class RetryPolicyProperties {
 
     /**
      * The property name of each policy field, relative to {@code inference.retry.} or to a client's
-     * entry: the one list of these names.
+     * entry: the one list of these names. Unmodifiable.
      */
-    static final Map<Policy.Field, String> PROPERTY_NAMES = propertyNames();
+    public static final Map<Policy.Field, String> PROPERTY_NAMES = propertyNames();
 
     /**
      * Number of retries that wait stable-delay before the wait starts doubling.

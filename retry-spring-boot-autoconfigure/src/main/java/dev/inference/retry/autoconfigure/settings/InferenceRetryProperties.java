@@ -1,6 +1,6 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
-import dev.inference.retry.autoconfigure.fallback.FallbackChainProperties;
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import dev.inference.client.Durations;
 import dev.inference.retry.ConfigException;

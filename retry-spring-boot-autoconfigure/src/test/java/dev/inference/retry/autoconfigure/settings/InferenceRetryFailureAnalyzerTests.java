@@ -1,10 +1,15 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 import dev.inference.client.InferenceClient;
 import dev.inference.retry.ConfigException;
+import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
+import dev.inference.retry.autoconfigure.Script;
+import dev.inference.retry.autoconfigure.ScriptedClient;
+import dev.inference.retry.autoconfigure.failure.InferenceRetryFailureAnalyzer;
+import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
@@ -21,7 +26,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
-class InferenceRetryFailureAnalyzerTests {
+public class InferenceRetryFailureAnalyzerTests {
 
     /** Starts the one-client application with these arguments, which fail its startup with a report. */
     private static void failsToStart(String... args) {
@@ -197,7 +202,7 @@ class InferenceRetryFailureAnalyzerTests {
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(InferenceRetryAutoConfiguration.class)
-    static class OneClientApplication {
+    public static class OneClientApplication {
 
         @Bean
         InferenceClient openai() {

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,15 +12,20 @@ import java.util.Optional;
  * never a mix. Two snapshots are equal when every bean's {@link BeanRetrySettings} is.
  *
  * <p>It holds settings only, never state: the retry budgets' tokens and the retriers live beside it in
- * {@link RetriedClients}.
+ * {@link dev.inference.retry.autoconfigure.RetriedClients}.
  *
  * @param beans each retried bean's settings, keyed by bean name
  */
-record RetrySettings(Map<String, BeanRetrySettings> beans) {
+public record RetrySettings(Map<String, BeanRetrySettings> beans) {
 
     private static final RetrySettings EMPTY = new RetrySettings(Map.of());
 
-    RetrySettings {
+    /**
+     * Copies the settings, keeping their order.
+     *
+     * @throws NullPointerException if {@code beans} is {@code null}
+     */
+    public RetrySettings {
         beans = Collections.unmodifiableMap(new LinkedHashMap<>(beans));
     }
 
@@ -29,7 +34,7 @@ record RetrySettings(Map<String, BeanRetrySettings> beans) {
      *
      * @return the empty snapshot
      */
-    static RetrySettings empty() {
+    public static RetrySettings empty() {
         return EMPTY;
     }
 
@@ -39,7 +44,7 @@ record RetrySettings(Map<String, BeanRetrySettings> beans) {
      * @param beanName the bean's name
      * @return its settings, or empty when the bean is not in this snapshot
      */
-    Optional<BeanRetrySettings> of(String beanName) {
+    public Optional<BeanRetrySettings> of(String beanName) {
         return Optional.ofNullable(this.beans.get(beanName));
     }
 
@@ -49,7 +54,7 @@ record RetrySettings(Map<String, BeanRetrySettings> beans) {
      * @param settings the bean's settings
      * @return a new snapshot; this one is unchanged
      */
-    RetrySettings with(BeanRetrySettings settings) {
+    public RetrySettings with(BeanRetrySettings settings) {
         Map<String, BeanRetrySettings> beans = new LinkedHashMap<>(this.beans);
         beans.put(settings.beanName(), settings);
         return new RetrySettings(beans);
@@ -61,7 +66,7 @@ record RetrySettings(Map<String, BeanRetrySettings> beans) {
      * @param beanName the bean's name
      * @return a new snapshot, or this one when it has no such bean
      */
-    RetrySettings without(String beanName) {
+    public RetrySettings without(String beanName) {
         if (!this.beans.containsKey(beanName)) {
             return this;
         }

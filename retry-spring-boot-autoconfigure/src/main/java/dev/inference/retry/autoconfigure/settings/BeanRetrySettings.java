@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import dev.inference.retry.Backoff;
 import dev.inference.retry.ConfigException;
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * <p>{@link #resolve} is the one place a bean's settings are read from the properties: the policy
  * through {@link ClientPolicyResolver}, the retry budget and the cool-down here. Trap: the budget is
  * kept as its two settings, never as a bucket (a {@link RetryBudget} holds tokens, which are state):
- * {@link RetriedClients} makes the one bucket of each bean.
+ * {@link dev.inference.retry.autoconfigure.RetriedClients} makes the one bucket of each bean.
  *
  * @param beanName the bean's name, which is also its retrier's
  * @param policy its validated policy
@@ -34,14 +34,19 @@ import org.jspecify.annotations.Nullable;
  * @param cooldownReleaseSpread how long after a cool-down's end the calls it held are spread, zero
  *     for none
  */
-record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget, String cooldownKey,
+public record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget, String cooldownKey,
         boolean rateLimitHeaders, Duration cooldownReleaseSpread, Timeouts timeouts) {
 
     private static final String PREFIX = "inference.retry.";
 
     private static final String NEEDS_A_STORE = "needs a cool-down store: inference.retry.cooldown.store is not set";
 
-    BeanRetrySettings {
+    /**
+     * Checks the settings.
+     *
+     * @throws NullPointerException if a component other than {@code budget} is {@code null}
+     */
+    public BeanRetrySettings {
         Objects.requireNonNull(beanName, "beanName must not be null");
         Objects.requireNonNull(policy, "policy must not be null");
         Objects.requireNonNull(cooldownKey, "cooldownKey must not be null");
@@ -60,7 +65,7 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
      * @throws InvalidRetryPropertyException naming the bean and the property to fix, about an
      *     {@code InferenceClient} bean (see {@link InvalidRetryPropertyException#ofKind})
      */
-    static BeanRetrySettings resolve(String beanName, @Nullable String entry, InferenceRetryProperties properties) {
+    public static BeanRetrySettings resolve(String beanName, @Nullable String entry, InferenceRetryProperties properties) {
         Policy policy = ClientPolicyResolver.resolve(beanName, entry, properties);
         InferenceRetryProperties.@Nullable Client client = (entry != null) ? properties.getClients().get(entry) : null;
         String clientPrefix = PREFIX + "clients." + ((entry != null) ? entry : beanName) + ".";
@@ -177,9 +182,14 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
      * @param tokenRatio the tokens a success returns, without trailing zeros, so that {@code 0.1} and
      *     {@code 0.10} are equal settings
      */
-    record Budget(int maxTokens, BigDecimal tokenRatio) {
+    public record Budget(int maxTokens, BigDecimal tokenRatio) {
 
-        Budget {
+        /**
+         * Strips the ratio's trailing zeros.
+         *
+         * @throws NullPointerException if {@code tokenRatio} is {@code null}
+         */
+        public Budget {
             tokenRatio = tokenRatio.stripTrailingZeros();
         }
 
@@ -188,7 +198,7 @@ record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget
          *
          * @return a new bucket
          */
-        RetryBudget newBucket() {
+        public RetryBudget newBucket() {
             return RetryBudget.of(this.maxTokens, this.tokenRatio);
         }
     }

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure.fallback;
+package dev.inference.retry.autoconfigure.settings;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The settings of one fallback chain, under {@code inference.retry.fallbacks.<chain>}: a plain
  * JavaBean for the binder. What the settings mean, and what makes them invalid, is SPEC §12's and
- * {@link FallbackChainRegistrar}'s; nothing here is defaulted but {@code primary}.
+ * {@link dev.inference.retry.autoconfigure.fallback.FallbackChainRegistrar}'s; nothing here is defaulted but {@code primary}.
  */
 public class FallbackChainProperties {
 

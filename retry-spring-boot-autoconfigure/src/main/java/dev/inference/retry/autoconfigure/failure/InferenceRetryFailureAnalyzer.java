@@ -1,6 +1,7 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.failure;
 
 import dev.inference.retry.ConfigException;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -19,11 +20,17 @@ import org.springframework.core.env.Environment;
  * says which property to set or change. Every missing field of the bean is described, one block each,
  * when several are (they come suppressed in the first one's exception).
  */
-class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigException> {
+public class InferenceRetryFailureAnalyzer extends AbstractFailureAnalyzer<ConfigException> {
 
     private final @Nullable Environment environment;
 
-    InferenceRetryFailureAnalyzer(@Nullable Environment environment) {
+    /**
+     * Creates the analyzer; Spring Boot gives it the application's environment.
+     *
+     * @param environment where the properties were set, to say where each came from, or {@code null} when
+     *     unknown (the report then leaves out the origin)
+     */
+    public InferenceRetryFailureAnalyzer(@Nullable Environment environment) {
         this.environment = environment;
     }
 

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
  * when they give the bean equal {@link BeanRetrySettings}, and refused otherwise; of two accepted, the
  * one written as the bean is named is the one messages report.
  */
-final class ClientEntries {
+public final class ClientEntries {
 
     private static final String PREFIX = "inference.retry.clients.";
 
@@ -39,7 +39,7 @@ final class ClientEntries {
      * @throws InvalidRetryPropertyException for the first entry that names no bean or several, or that
      *     sets a bean differently from another entry naming it
      */
-    static void validate(InferenceRetryProperties properties, Collection<String> beans,
+    public static void validate(InferenceRetryProperties properties, Collection<String> beans,
             Predicate<String> ofUnknownType, String kinds) {
         Map<String, String> matched = new LinkedHashMap<>();
         for (String key : properties.getClients().keySet()) {
@@ -74,14 +74,14 @@ final class ClientEntries {
      * @param beanName the bean's name
      * @return the entry's key, or empty when no entry names the bean
      */
-    static Optional<String> entryFor(InferenceRetryProperties properties, String beanName) {
+    public static Optional<String> entryFor(InferenceRetryProperties properties, String beanName) {
         Set<String> keys = properties.getClients().keySet();
         return keys.contains(beanName) ? Optional.of(beanName)
                 : keys.stream().filter((key) -> sameName(key, beanName)).findFirst();
     }
 
     /** Whether two names are the same to Spring Boot's relaxed binding. */
-    static boolean sameName(String entry, String bean) {
+    public static boolean sameName(String entry, String bean) {
         return ConfigurationPropertyName.adapt(entry, '.').equals(ConfigurationPropertyName.adapt(bean, '.'));
     }
 

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,7 +26,7 @@ class InferenceRetryPropertiesTests {
     @Test
     void describesEveryPropertyWithItsType() throws IOException {
         List<Map<String, Object>> properties = metadata()
-            .read("$.properties[?(@.sourceType == 'dev.inference.retry.autoconfigure.InferenceRetryProperties')]");
+            .read("$.properties[?(@.sourceType == 'dev.inference.retry.autoconfigure.settings.InferenceRetryProperties')]");
         assertThat(properties).extracting((property) -> property.get("name") + ": " + property.get("type"))
             .containsExactlyInAnyOrder("inference.retry.enabled: java.lang.Boolean",
                     "inference.retry.stable-retries: java.lang.Integer",
@@ -36,9 +36,9 @@ class InferenceRetryPropertiesTests {
                     "inference.retry.first-token-timeout: java.time.Duration",
                     "inference.retry.stream-idle-timeout: java.time.Duration",
                     "inference.retry.clients: java.util.Map<java.lang.String,"
-                            + "dev.inference.retry.autoconfigure.InferenceRetryProperties$Client>",
+                            + "dev.inference.retry.autoconfigure.settings.InferenceRetryProperties$Client>",
                     "inference.retry.fallbacks: java.util.Map<java.lang.String,"
-                            + "dev.inference.retry.autoconfigure.fallback.FallbackChainProperties>");
+                            + "dev.inference.retry.autoconfigure.settings.FallbackChainProperties>");
         assertThat(properties).allSatisfy((property) -> assertThat((String) property.get("description")).isNotBlank()
             .doesNotStartWith("The ")
             .doesNotStartWith("A "));

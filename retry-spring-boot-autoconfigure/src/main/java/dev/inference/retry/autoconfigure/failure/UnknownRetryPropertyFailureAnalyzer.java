@@ -1,5 +1,6 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.failure;
 
+import dev.inference.retry.autoconfigure.settings.RetryPolicyProperties;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +25,7 @@ import org.springframework.core.annotation.Order;
  * anything, a misplaced credential included. Its origin says where to find it.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
-class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException> {
+public class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigurationPropertiesException> {
 
     private static final ConfigurationPropertyName PREFIX = ConfigurationPropertyName.of("inference.retry");
 

@@ -1,4 +1,4 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.settings;
 
 import dev.inference.retry.ConfigException;
 import java.util.Collection;
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The one type of startup failure for a property that is wrong, reported alike by the failure
  * analyzer; its subclasses say what else the property configures: a fallback chain, a model's own
- * client, or the cool-down store ({@link RetryStoreUnavailableException}).
+ * client, or the cool-down store ({@link dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException}).
  */
 public class InvalidRetryPropertyException extends ConfigException {
 
@@ -71,8 +71,19 @@ public class InvalidRetryPropertyException extends ConfigException {
                 rule, action);
     }
 
-    /** Creates the exception with its whole message, for the ones that are about no bean's own settings. */
-    InvalidRetryPropertyException(String message, String kind, String beanName, String property,
+    /**
+     * Creates the exception with its whole message, for the ones that are about no bean's own settings,
+     * such as the cool-down store's.
+     *
+     * @param message the whole message
+     * @param kind what the bean is, as messages name it
+     * @param beanName the name of the bean the property configures
+     * @param property the full name of the offending property
+     * @param value the offending value, or {@code null} when it is missing
+     * @param rule the rule that is broken, phrased as what the value must be
+     * @param action what to change, naming the exact property keys
+     */
+    protected InvalidRetryPropertyException(String message, String kind, String beanName, String property,
             @Nullable Object value, String rule, String action) {
         super(message, property, value, rule);
         this.beanName = Objects.requireNonNull(beanName, "beanName must not be null");
@@ -84,7 +95,7 @@ public class InvalidRetryPropertyException extends ConfigException {
      * Returns the same exception about a bean of another kind, such as a {@code ChatModel}: its message
      * and action name the bean as what it is.
      */
-    InvalidRetryPropertyException ofKind(String kind) {
+    public InvalidRetryPropertyException ofKind(String kind) {
         if (kind.equals(this.kind)) {
             return this;
         }
@@ -171,12 +182,24 @@ public class InvalidRetryPropertyException extends ConfigException {
                         + beanName + "'.");
     }
 
-    /** What the startup report says first: which bean's (or chain's) configuration is wrong. */
-    String heading() {
+    /**
+     * Returns what the startup report says first: which bean's (or chain's) configuration is wrong.
+     *
+     * @return the heading, one line ending with a colon
+     */
+    public String heading() {
         return "Invalid retry configuration for " + this.kind + " bean '" + this.beanName + "':";
     }
 
-    static String describe(String property, @Nullable Object value, String rule) {
+    /**
+     * Describes a property that breaks a rule, as every message of this type does.
+     *
+     * @param property the full name of the property
+     * @param value its value, or {@code null} when it is missing
+     * @param rule the rule that is broken
+     * @return {@code "<property> = <value> is invalid: <rule>"}, or {@code "<property> is not set: <rule>"}
+     */
+    protected static String describe(String property, @Nullable Object value, String rule) {
         return (value != null) ? property + " = " + value + " is invalid: " + rule
                 : property + " is not set: " + rule;
     }

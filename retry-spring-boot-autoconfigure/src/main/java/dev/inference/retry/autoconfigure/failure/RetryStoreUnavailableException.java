@@ -1,4 +1,6 @@
-package dev.inference.retry.autoconfigure;
+package dev.inference.retry.autoconfigure.failure;
+
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 
 /**
  * The cool-down store that {@code inference.retry.cooldown.store} asks for cannot be made: for
@@ -30,7 +32,7 @@ public class RetryStoreUnavailableException extends InvalidRetryPropertyExceptio
     }
 
     @Override
-    String heading() {
+    public String heading() {
         return "The retry cool-down store cannot be made:";
     }
 }
