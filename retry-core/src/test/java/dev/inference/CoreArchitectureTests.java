@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code retry-core} is plain Java: nothing in it imports Spring, Micrometer or Reactor, and it
  * depends on nothing but the JDK and JSpecify; in particular never on the modules built on it, such as
- * the Redis cool-down store's. Within it, the retries never need the fallback chains built on them.
+ * the Redis cool-down store's. Within it, the retries never need the fallback chains built on them, and
+ * the time seams need none of them.
  */
 class CoreArchitectureTests {
 
@@ -70,6 +71,14 @@ class CoreArchitectureTests {
         noClasses().that().resideInAPackage("dev.inference.retry").should().dependOnClassesThat()
             .resideInAPackage("dev.inference.retry.fallback..")
             .because("a chain is built on retried clients, never the other way round")
+            .check(core);
+    }
+
+    @Test
+    void theTimeSeamsNeverNeedTheRetryLoopNorWhatIsBuiltOnIt() {
+        noClasses().that().resideInAPackage("dev.inference.retry.time").should().dependOnClassesThat()
+            .resideInAnyPackage("dev.inference.retry", "dev.inference.retry.fallback..", "dev.inference.retry.cooldown..")
+            .because("how the retry passes time is beneath the loop, the chains and the cool-downs that use it")
             .check(core);
     }
 

@@ -1,6 +1,7 @@
 package dev.inference.retry.autoconfigure;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.ArchConfiguration;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The auto-configuration's optional integrations stay in their own packages, so that an application
- * without the library never loads a class that needs it.
+ * without the library never loads a class that needs it; the settings and the startup failures lie
+ * beneath the auto-configuration, and the sub-packages never need each other in a loop.
  */
 class AutoConfigureArchitectureTests {
 
@@ -27,6 +29,37 @@ class AutoConfigureArchitectureTests {
     @Test
     void importsTheRefreshPackage() {
         assertThat(module.containPackage(BASE + ".refresh")).isTrue();
+    }
+
+    @Test
+    void theSettingsAndTheStartupFailuresNeverNeedAnAutoConfiguration() {
+        noClasses().that().resideInAnyPackage(BASE + ".settings", BASE + ".failure")
+            .should().dependOnClassesThat().haveSimpleNameEndingWith("AutoConfiguration")
+            .because("the auto-configurations are built on the settings and report through the failures")
+            .check(module);
+    }
+
+    @Test
+    void theSettingsNeedNothingElseOfTheModule() {
+        noClasses().that().resideInAPackage(BASE + ".settings")
+            .should().dependOnClassesThat().resideInAnyPackage(BASE, BASE + ".failure..", BASE + ".fallback..",
+                    BASE + ".refresh..", BASE + ".observation..")
+            .because("the bound properties and the settings resolved from them are the bottom of the module")
+            .check(module);
+    }
+
+    @Test
+    void theStartupFailuresNeedOnlyTheSettings() {
+        noClasses().that().resideInAPackage(BASE + ".failure")
+            .should().dependOnClassesThat().resideInAnyPackage(BASE, BASE + ".fallback..", BASE + ".refresh..",
+                    BASE + ".observation..")
+            .because("a startup report needs only the settings whose error it describes")
+            .check(module);
+    }
+
+    @Test
+    void theSubPackagesNeverNeedEachOtherInALoop() {
+        slices().matching(BASE + ".(*)..").should().beFreeOfCycles().check(module);
     }
 
     @Test
