@@ -42,6 +42,9 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  * for the products of raw {@code FactoryBean}s, and by making each {@code @Lazy} bean without valid
  * settings that is declared as a type a {@code RetryClient} could be, so that it fails startup unless it
  * is one. Trap: a bean found only when it is made (registered late) is resolved then, by the same rules.
+ *
+ * <p>Public for the runtime refresh ({@code dev.inference.retry.autoconfigure.refresh}), which reads and
+ * replaces what it holds; not for applications, which read the retried beans from the endpoint.
  */
 public final class RetriedClients implements SmartInitializingSingleton {
 

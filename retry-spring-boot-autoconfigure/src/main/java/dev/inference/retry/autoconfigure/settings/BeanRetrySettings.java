@@ -33,6 +33,7 @@ import org.jspecify.annotations.Nullable;
  *     the key
  * @param cooldownReleaseSpread how long after a cool-down's end the calls it held are spread, zero
  *     for none
+ * @param timeouts its attempt, first-token and stream-idle timeouts
  */
 public record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget budget, String cooldownKey,
         boolean rateLimitHeaders, Duration cooldownReleaseSpread, Timeouts timeouts) {
@@ -44,6 +45,13 @@ public record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget
     /**
      * Checks the settings.
      *
+     * @param beanName the bean's name
+     * @param policy its validated policy
+     * @param budget its retry budget's settings, or {@code null} when it has none
+     * @param cooldownKey the provider account whose cool-down it shares
+     * @param rateLimitHeaders whether, with a store, exhausted rate limits cool the key
+     * @param cooldownReleaseSpread how long after a cool-down's end the calls it held are spread
+     * @param timeouts its timeouts
      * @throws NullPointerException if a component other than {@code budget} is {@code null}
      */
     public BeanRetrySettings {
@@ -186,6 +194,9 @@ public record BeanRetrySettings(String beanName, Policy policy, @Nullable Budget
 
         /**
          * Strips the ratio's trailing zeros.
+         *
+         * @param maxTokens the bucket's size
+         * @param tokenRatio the tokens a success returns
          *
          * @throws NullPointerException if {@code tokenRatio} is {@code null}
          */

@@ -80,7 +80,13 @@ public final class ClientEntries {
                 : keys.stream().filter((key) -> sameName(key, beanName)).findFirst();
     }
 
-    /** Whether two names are the same to Spring Boot's relaxed binding. */
+    /**
+     * Tells whether two names are the same to Spring Boot's relaxed binding.
+     *
+     * @param entry a key under {@code inference.retry.clients}
+     * @param bean a bean's name
+     * @return {@code true} when they differ at most in case, dashes and underscores
+     */
     public static boolean sameName(String entry, String bean) {
         return ConfigurationPropertyName.adapt(entry, '.').equals(ConfigurationPropertyName.adapt(bean, '.'));
     }

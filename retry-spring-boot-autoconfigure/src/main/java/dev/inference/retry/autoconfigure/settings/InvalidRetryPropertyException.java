@@ -94,6 +94,10 @@ public class InvalidRetryPropertyException extends ConfigException {
     /**
      * Returns the same exception about a bean of another kind, such as a {@code ChatModel}: its message
      * and action name the bean as what it is.
+     *
+     * @param kind what the bean is, as messages name it, such as {@code ChatModel}
+     * @return this exception when it names the bean so already, else a copy with its stack trace, whose
+     *     suppressed exceptions of this type are copied the same way
      */
     public InvalidRetryPropertyException ofKind(String kind) {
         if (kind.equals(this.kind)) {

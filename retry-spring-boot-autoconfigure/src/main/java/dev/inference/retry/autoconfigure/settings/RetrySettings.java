@@ -23,6 +23,8 @@ public record RetrySettings(Map<String, BeanRetrySettings> beans) {
     /**
      * Copies the settings, keeping their order.
      *
+     * @param beans each retried bean's settings, keyed by bean name
+     *
      * @throws NullPointerException if {@code beans} is {@code null}
      */
     public RetrySettings {
