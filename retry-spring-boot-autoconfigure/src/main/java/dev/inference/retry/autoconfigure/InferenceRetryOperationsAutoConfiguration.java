@@ -1,8 +1,8 @@
 package dev.inference.retry.autoconfigure;
 
-import dev.inference.retry.time.ShutdownSignal;
 import dev.inference.retry.autoconfigure.observation.ObservationAttemptObserver;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptObservationConvention;
+import dev.inference.retry.time.ShutdownSignal;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

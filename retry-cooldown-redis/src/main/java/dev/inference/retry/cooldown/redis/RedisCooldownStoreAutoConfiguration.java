@@ -1,9 +1,9 @@
 package dev.inference.retry.cooldown.redis;
 
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
-import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.autoconfigure.MeterRetryListener;
 import dev.inference.retry.autoconfigure.failure.RetryStoreUnavailableException;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.beans.factory.ObjectProvider;

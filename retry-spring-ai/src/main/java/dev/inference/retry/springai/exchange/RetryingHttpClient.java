@@ -1,8 +1,8 @@
 package dev.inference.retry.springai.exchange;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.springai.internal.ForwardingProxy;
+import dev.inference.retry.time.WaitScheduler;
 import java.lang.reflect.Method;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.inference.retry.springai.fallback;
 
-import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import dev.inference.retry.autoconfigure.fallback.FallbackChains;
+import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
 import dev.inference.retry.fallback.FallbackChain;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.inference.retry.springai.support;
 
 import dev.inference.retry.Retrier;
-import dev.inference.retry.time.WaitScheduler;
 import dev.inference.retry.autoconfigure.RetryTimer;
-import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.ModelClientRetriesException;
 import dev.inference.retry.springai.ModelNotRetriableException;
+import dev.inference.retry.springai.ModelRetriers;
+import dev.inference.retry.time.WaitScheduler;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiPredicate;

@@ -15,12 +15,12 @@ import dev.inference.retry.autoconfigure.InferenceRetryEndpointAutoConfiguration
 import dev.inference.retry.autoconfigure.InferenceRetryMetricsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryOperationsAutoConfiguration;
 import dev.inference.retry.autoconfigure.InferenceRetryProtectionAutoConfiguration;
-import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.autoconfigure.RetriedBeanType;
 import dev.inference.retry.autoconfigure.observation.RetryAttemptContext;
+import dev.inference.retry.autoconfigure.settings.InvalidRetryPropertyException;
 import dev.inference.retry.springai.BlockedCall;
-import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.MeterCounts;
+import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OpenAiWire;
 import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.springai.autoconfigure.SpringAiClientRetriesDefaults;

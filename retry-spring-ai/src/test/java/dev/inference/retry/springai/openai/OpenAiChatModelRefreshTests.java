@@ -10,9 +10,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.inference.client.CallContext;
-import dev.inference.retry.time.Sleeper;
 import dev.inference.retry.autoconfigure.RetrierCustomizer;
 import dev.inference.retry.springai.OpenAiWire;
+import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;

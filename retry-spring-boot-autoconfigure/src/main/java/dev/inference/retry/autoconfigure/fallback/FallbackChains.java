@@ -1,8 +1,8 @@
 package dev.inference.retry.autoconfigure.fallback;
 
 import dev.inference.client.InferenceClient;
-import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.autoconfigure.settings.FallbackChainProperties;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.cooldown.CooldownStore;
 import dev.inference.retry.fallback.FallbackChain;
 import dev.inference.retry.fallback.FallbackClient;

@@ -1,8 +1,8 @@
 package dev.inference.retry.autoconfigure.refresh;
 
 import dev.inference.retry.autoconfigure.InferenceRetryAutoConfiguration;
-import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import dev.inference.retry.autoconfigure.fallback.InferenceRetryFallbackAutoConfiguration;
+import dev.inference.retry.autoconfigure.settings.InferenceRetryProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
