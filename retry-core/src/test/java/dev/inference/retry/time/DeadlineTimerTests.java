@@ -10,8 +10,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -239,6 +243,49 @@ class DeadlineTimerTests {
                 assertThat(threads).containsExactly("deadline-timer-test daemon");
             }
             finally {
+                real.close();
+            }
+        }
+
+        @Test
+        void runsEveryDeadlineThatIsNotWithdrawnExactlyOnceWhileThreadsScheduleAndWithdraw() throws Exception {
+            DeadlineTimer real = new DeadlineTimer("deadline-timer-test");
+            int threads = 4;
+            int each = 2_000;
+            AtomicIntegerArray runs = new AtomicIntegerArray(threads * each);
+            ExecutorService callers = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<?>> scheduled = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    int first = t * each;
+                    scheduled.add(callers.submit(() -> {
+                        for (int i = first; i < first + each; i++) {
+                            int index = i;
+                            // Later and earlier deadlines mixed, so that wake-ups are both kept and replaced.
+                            CallContext.Registration registration = real.schedule(
+                                    Duration.ofNanos((index * 7919L) % 2_000_000), () -> runs.incrementAndGet(index));
+                            if (index % 2 == 1) {
+                                registration.close();
+                            }
+                        }
+                    }));
+                }
+                for (Future<?> caller : scheduled) {
+                    caller.get(10, TimeUnit.SECONDS);
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (real.pending() > 0 && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+
+                assertThat(real.pending()).isZero();
+                for (int i = 0; i < runs.length(); i++) {
+                    // A withdrawal may lose the race with a short deadline: then it ran, once.
+                    assertThat(runs.get(i)).as("runs of deadline %d", i).isBetween((i % 2 == 0) ? 1 : 0, 1);
+                }
+            }
+            finally {
+                callers.shutdownNow();
                 real.close();
             }
         }
