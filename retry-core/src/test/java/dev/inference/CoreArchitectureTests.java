@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class CoreArchitectureTests {
 
     private static final String[] CORE = { "dev.inference.client", "dev.inference.failure", "dev.inference.retry",
-            "dev.inference.retry.cooldown", "dev.inference.retry.fallback" };
+            "dev.inference.retry.cooldown", "dev.inference.retry.fallback", "dev.inference.retry.time" };
 
     // Dependencies are judged by name: resolving the JDK's classes from the class path only costs time.
     private static final JavaClasses core = ArchConfiguration.withThreadLocalScope((configuration) -> {
@@ -48,7 +48,8 @@ class CoreArchitectureTests {
     void coreDependsOnlyOnTheJdkJSpecifyAndItself() {
         classes().should()
             .onlyDependOnClassesThat()
-            .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2], CORE[3], CORE[4])
+            .resideInAnyPackage("java..", "org.jspecify.annotations", CORE[0], CORE[1], CORE[2], CORE[3], CORE[4],
+                    CORE[5])
             .check(core);
     }
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -52,10 +53,13 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     /** The clock's reading that deadlines count from, so that they compare without overflow. */
     private final long origin;
 
-    /** When the wake-up that is set rings, as a deadline; written under this object's lock. */
+    /** Guards the wake-up's setting; never held while an action runs. Not a monitor: see the core's rules. */
+    private final ReentrantLock lock = new ReentrantLock();
+
+    /** When the wake-up that is set rings, as a deadline; written under the lock. */
     private volatile long armedFor = NONE;
 
-    /** Guarded by this: the wake-up that is set. */
+    /** Guarded by the lock: the wake-up that is set. */
     private Alarm.@Nullable Ring ring;
 
     private volatile boolean closed;
@@ -148,9 +152,13 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
      */
     @Override
     public void close() {
-        synchronized (this) {
+        this.lock.lock();
+        try {
             this.closed = true;
             this.alarm.close();
+        }
+        finally {
+            this.lock.unlock();
         }
         for (Map.Entry<Deadline, Boolean> entry = this.pending.pollFirstEntry(); entry != null;
                 entry = this.pending.pollFirstEntry()) {
@@ -181,32 +189,42 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     }
 
     /** Sets the wake-up for the earliest pending deadline, unless one is set for it or earlier already. */
-    private synchronized void arm() {
-        Deadline first = firstPending();
-        if (this.closed || first == null || first.at >= this.armedFor) {
-            return;
-        }
-        Alarm.@Nullable Ring previous = this.ring;
-        if (previous != null) {
-            previous.cancel();
-        }
-        this.armedFor = first.at;
-        long delay = Math.max(0, first.at - (this.clock.getAsLong() - this.origin));
+    private void arm() {
+        this.lock.lock();
         try {
-            this.ring = this.alarm.set(delay, this::wake);
+            Deadline first = firstPending();
+            if (this.closed || first == null || first.at >= this.armedFor) {
+                return;
+            }
+            Alarm.@Nullable Ring previous = this.ring;
+            if (previous != null) {
+                previous.cancel();
+            }
+            this.armedFor = first.at;
+            long delay = Math.max(0, first.at - (this.clock.getAsLong() - this.origin));
+            try {
+                this.ring = this.alarm.set(delay, this::wake);
+            }
+            catch (RejectedExecutionException closedMeanwhile) {
+                // Only a closed alarm refuses; closing abandons what is pending.
+                this.ring = null;
+                this.armedFor = NONE;
+            }
         }
-        catch (RejectedExecutionException closedMeanwhile) {
-            // Only a closed alarm refuses; closing abandons what is pending.
-            this.ring = null;
-            this.armedFor = NONE;
+        finally {
+            this.lock.unlock();
         }
     }
 
     /** On the timer's thread: runs what is due, then sets the next wake-up. */
     private void wake() {
-        synchronized (this) {
+        this.lock.lock();
+        try {
             this.ring = null;
             this.armedFor = NONE;
+        }
+        finally {
+            this.lock.unlock();
         }
         try {
             long now = this.clock.getAsLong() - this.origin;
@@ -282,7 +300,10 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         }
     }
 
-    /** Where the timer sets its one wake-up: a thread of its own in production, virtual time in tests. */
+    /**
+     * Where the timer sets its one wake-up: a thread of its own in production, virtual time in tests.
+     * The timer sets and closes it under its lock only, never from two threads at once.
+     */
     interface Alarm extends AutoCloseable {
 
         /**
@@ -311,13 +332,15 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         }
     }
 
-    /** The production alarm: one daemon thread of a {@link ScheduledThreadPoolExecutor}, started on first use. */
+    /**
+     * The production alarm: one daemon thread of a {@link ScheduledThreadPoolExecutor}, started on first
+     * use. Set and closed under the timer's lock only.
+     */
     private static final class ExecutorAlarm implements Alarm {
 
         private final String threadName;
 
-        /** Guarded by this. */
-        private @Nullable ScheduledThreadPoolExecutor executor;
+        private volatile @Nullable ScheduledThreadPoolExecutor executor;
 
         private boolean closed;
 
@@ -326,7 +349,7 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         }
 
         @Override
-        public synchronized Ring set(long delayNanos, Runnable wake) {
+        public Ring set(long delayNanos, Runnable wake) {
             if (this.closed) {
                 throw new RejectedExecutionException("The timer is closed");
             }
@@ -352,15 +375,16 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         }
 
         @Override
-        public synchronized boolean isStarted() {
+        public boolean isStarted() {
             return this.executor != null;
         }
 
         @Override
-        public synchronized void close() {
+        public void close() {
             this.closed = true;
-            if (this.executor != null) {
-                this.executor.shutdownNow();
+            ScheduledThreadPoolExecutor started = this.executor;
+            if (started != null) {
+                started.shutdownNow();
             }
         }
 
