@@ -2,23 +2,30 @@ package dev.inference.retry;
 
 import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
+import dev.inference.retry.time.DeadlineTimer;
 import java.time.Duration;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
- * The timer a {@link Retrier} uses when none was set: one daemon thread for the whole JVM, started
- * by the first task scheduled (a retrier without timeouts never starts it), whose withdrawn tasks
- * leave its queue at once. It never stops; an application that must stop its threads sets a timer of
- * its own with {@link Retrier.Builder#timer}, as the Spring Boot auto-configuration does.
+ * The timer a {@link Retrier} uses when none was set: one {@link DeadlineTimer} for the whole JVM,
+ * whose daemon thread starts with the first deadline (a retrier without timeouts never starts it) and
+ * ends after it has been idle a while. It is never closed; an application that must close its timers
+ * sets one of its own with {@link Retrier.Builder#timer}, as the Spring Boot auto-configuration does.
  */
 final class SharedTimer {
 
-    /** The shared timer: each call reaches the executor through its holder, made on first use. */
+    /** The shared timer. */
     static final AttemptScope.Timer TIMER = new AttemptScope.Timer() {
+
+        private final DeadlineTimer timer = new DeadlineTimer("inference-retry-timer");
 
         @Override
         public CallContext.Registration schedule(Duration delay, Runnable action) {
-            return Holder.TIMER.schedule(delay, action);
+            return this.timer.schedule(delay, action);
+        }
+
+        @Override
+        public long nanoTime() {
+            return this.timer.nanoTime();
         }
 
         @Override
@@ -28,20 +35,5 @@ final class SharedTimer {
     };
 
     private SharedTimer() {
-    }
-
-    private static final class Holder {
-
-        static final AttemptScope.Timer TIMER = AttemptScope.Timer.of(executor());
-
-        private static ScheduledThreadPoolExecutor executor() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, (task) -> {
-                Thread thread = new Thread(task, "inference-retry-timer");
-                thread.setDaemon(true);
-                return thread;
-            });
-            executor.setRemoveOnCancelPolicy(true);
-            return executor;
-        }
     }
 }

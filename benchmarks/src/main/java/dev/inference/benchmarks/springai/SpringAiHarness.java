@@ -28,8 +28,9 @@ import org.springframework.ai.openai.OpenAiChatModel;
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
  * [--provider openai|anthropic|all] [--timeouts] [--quick]}. Prints one Markdown table per provider.
- * With {@code --timeouts} the starter's models have the three timeouts set (30 s each, never reached), so
- * that their cost shows against a run without.
+ * With {@code --timeouts} the comparison is the starter's models with the three timeouts set (30 s each,
+ * never reached) against the starter's models without them, both in the same JVM: the cost of the
+ * timeouts alone, paired call by call like the starter's cost.
  *
  * <p>Traps: the two applications ({@link ChatModelContext}) take turns call by call, the one going
  * first changing every time, so that both meet the same interference; and with fewer than the default
@@ -65,21 +66,22 @@ public final class SpringAiHarness {
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
         try (LoopbackProvider provider = LoopbackProvider.start();
                 ChatModelContext starter = ChatModelContext.start(provider, true, options.timeouts);
-                ChatModelContext alone = ChatModelContext.start(provider, false, false)) {
+                // With --timeouts, the baseline is the starter without them.
+                ChatModelContext alone = ChatModelContext.start(provider, options.timeouts, false)) {
             for (String bean : options.beans()) {
                 Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
                         : AnthropicChatModel.class;
                 Pair pair = new Pair(starter.model(bean, type), alone.model(bean, type));
                 Result result = measure(pair, options, provider);
                 double attempts = starter.attempts(bean);
-                if (attempts == 0 || alone.attempts(bean) != 0) {
+                if (attempts == 0 || (alone.attempts(bean) != 0) != options.timeouts) {
                     throw new IllegalStateException("The starter's " + bean + " counted " + attempts
-                            + " attempts, Spring AI's alone " + alone.attempts(bean) + ": not the models to compare");
+                            + " attempts, the baseline's " + alone.attempts(bean) + ": not the models to compare");
                 }
                 System.out.printf(Locale.ROOT, "%n%s (%s), %d calls and %d streams each, after %d of each to warm up; "
                         + "the starter counted %.0f attempts%n%n", type.getSimpleName(), bean, options.calls,
                         options.streams, options.warmup, attempts);
-                result.print();
+                result.print(options.timeouts);
             }
         }
         System.out.printf(Locale.ROOT, "%nLoad average at the end: %.2f%n", loadAverage());
@@ -290,8 +292,9 @@ public final class SpringAiHarness {
             return retried ? this.starterAllocation : this.aloneAllocation;
         }
 
-        void print() {
-            System.out.println("| | with the starter | Spring AI alone | cost of the starter |");
+        void print(boolean timeouts) {
+            System.out.println(timeouts ? "| | the starter with the three timeouts | the starter without | cost of the timeouts |"
+                    : "| | with the starter | Spring AI alone | cost of the starter |");
             System.out.println("|---|---:|---:|---:|");
             latencyRows("successful `call`", this.calls.stream().map((round) -> round[0]),
                     this.calls.stream().map((round) -> round[1]));
@@ -483,7 +486,7 @@ public final class SpringAiHarness {
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
                     + "rounds of %d%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock, this.timeouts ? ", the starter's timeouts set" : "");
+                    this.allocationBlock, this.timeouts ? ", the starter with its timeouts against the starter without" : "");
         }
     }
 }

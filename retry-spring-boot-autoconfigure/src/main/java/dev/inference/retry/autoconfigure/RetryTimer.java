@@ -2,23 +2,17 @@ package dev.inference.retry.autoconfigure;
 
 import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
-import dev.inference.client.Durations;
+import dev.inference.retry.time.DeadlineTimer;
 import dev.inference.retry.time.WaitScheduler;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The one timer of an application context's retried beans: the attempt timeouts and stream watches
  * of every retrier ({@link AttemptScope.Timer}) and the waits of the integrations that must not block,
- * such as the Spring AI models' asynchronous exchanges ({@link WaitScheduler}). One daemon thread,
- * started by the first task (an application with no timeout and no asynchronous retry starts none),
- * ended after it has been idle a while; withdrawn tasks leave its queue at once.
+ * such as the Spring AI models' asynchronous exchanges ({@link WaitScheduler}). A {@link DeadlineTimer}:
+ * one daemon thread, started by the first task (an application with no timeout and no asynchronous
+ * retry starts none), ended after it has been idle a while, woken only for the earliest deadline.
  *
  * <p>Closing it (the context does, as it closes) abandons what is pending, so that no call hangs on a
  * task that will never run: a wait is told {@linkplain WaitScheduler.Wait#abandoned() abandoned}, and
@@ -28,14 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RetryTimer implements AttemptScope.Timer, WaitScheduler, AutoCloseable {
 
-    /** How long the idle thread lives on, so that a burst of retries does not start one each time. */
-    private static final long IDLE_THREAD_SECONDS = 10;
-
-    private final Set<Task> pending = ConcurrentHashMap.newKeySet();
-
-    private volatile @Nullable ScheduledThreadPoolExecutor executor;
-
-    private volatile boolean closed;
+    private final DeadlineTimer timer = new DeadlineTimer("inference-retry-timer");
 
     /** Creates a timer; its thread starts with the first task. */
     public RetryTimer() {
@@ -52,10 +39,7 @@ public final class RetryTimer implements AttemptScope.Timer, WaitScheduler, Auto
      */
     @Override
     public CallContext.Registration schedule(Duration delay, Runnable action) {
-        if (this.closed) {
-            throw new RejectedExecutionException("The application context is closed");
-        }
-        return schedule(delay, action, action)::cancel;
+        return this.timer.schedule(delay, action);
     }
 
     /**
@@ -69,48 +53,7 @@ public final class RetryTimer implements AttemptScope.Timer, WaitScheduler, Auto
      */
     @Override
     public Scheduled schedule(Duration delay, Wait wait) {
-        return schedule(delay, wait::elapsed, wait::abandoned)::cancel;
-    }
-
-    private Task schedule(Duration delay, Runnable fire, Runnable abandon) {
-        Task task = new Task(fire, abandon);
-        this.pending.add(task);
-        if (this.closed) {
-            task.abandon();
-            return task;
-        }
-        try {
-            task.future = executor().schedule(task::fire, Durations.toWaitNanos(delay), TimeUnit.NANOSECONDS);
-        }
-        catch (RejectedExecutionException closedMeanwhile) {
-            task.abandon();
-        }
-        return task;
-    }
-
-    private ScheduledThreadPoolExecutor executor() {
-        ScheduledThreadPoolExecutor started = this.executor;
-        return (started != null) ? started : start();
-    }
-
-    private synchronized ScheduledThreadPoolExecutor start() {
-        ScheduledThreadPoolExecutor made = this.executor;
-        if (made == null) {
-            made = new ScheduledThreadPoolExecutor(1, (task) -> {
-                Thread thread = new Thread(task, "inference-retry-timer");
-                thread.setDaemon(true);
-                return thread;
-            });
-            // A withdrawn timeout of five minutes must not stay in the queue for five minutes.
-            made.setRemoveOnCancelPolicy(true);
-            made.setKeepAliveTime(IDLE_THREAD_SECONDS, TimeUnit.SECONDS);
-            made.allowCoreThreadTimeOut(true);
-            this.executor = made;
-            if (this.closed) {
-                made.shutdownNow();
-            }
-        }
-        return made;
+        return this.timer.schedule(delay, wait);
     }
 
     /**
@@ -120,12 +63,12 @@ public final class RetryTimer implements AttemptScope.Timer, WaitScheduler, Auto
      * @return the number of pending tasks
      */
     public int pendingWaits() {
-        return this.pending.size();
+        return this.timer.pending();
     }
 
     /** Tells whether the timer's thread was ever started, for tests. */
     boolean isStarted() {
-        return this.executor != null;
+        return this.timer.isStarted();
     }
 
     /**
@@ -134,56 +77,11 @@ public final class RetryTimer implements AttemptScope.Timer, WaitScheduler, Auto
      */
     @Override
     public void close() {
-        synchronized (this) {
-            this.closed = true;
-            ScheduledThreadPoolExecutor started = this.executor;
-            if (started != null) {
-                started.shutdownNow();
-            }
-        }
-        for (Task task : this.pending) {
-            task.abandon();
-        }
+        this.timer.close();
     }
 
     @Override
     public String toString() {
         return "RetryTimer[" + (isStarted() ? "started" : "idle") + "]";
-    }
-
-    /** One scheduled task, which ends once: fired, withdrawn or abandoned. */
-    private final class Task {
-
-        private final Runnable fire;
-
-        private final Runnable abandon;
-
-        private volatile @Nullable ScheduledFuture<?> future;
-
-        Task(Runnable fire, Runnable abandon) {
-            this.fire = fire;
-            this.abandon = abandon;
-        }
-
-        void fire() {
-            if (RetryTimer.this.pending.remove(this)) {
-                this.fire.run();
-            }
-        }
-
-        void abandon() {
-            if (RetryTimer.this.pending.remove(this)) {
-                this.abandon.run();
-            }
-        }
-
-        void cancel() {
-            if (RetryTimer.this.pending.remove(this)) {
-                ScheduledFuture<?> scheduled = this.future;
-                if (scheduled != null) {
-                    scheduled.cancel(false);
-                }
-            }
-        }
     }
 }

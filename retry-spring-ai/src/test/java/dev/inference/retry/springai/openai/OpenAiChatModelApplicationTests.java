@@ -21,9 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -113,14 +111,8 @@ class OpenAiChatModelApplicationTests {
     }
 
     private ConfigurableApplicationContext start(String... arguments) {
-        return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
+        return OpenAiApplication.builder(Application.class, this.provider.port())
             .initializers((context) -> context.getBeanFactory().registerSingleton("events", this.events))
-            .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
-                    "inference.retry.max-attempts=3", "inference.retry.max-delay=50ms",
-                    "spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
-                    "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-                    "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-                    "spring.ai.model.moderation=none", "spring.ai.model.chat=openai", "spring.main.banner-mode=off")
             .run(Arrays.stream(arguments).map((argument) -> "--" + argument).toArray(String[]::new));
     }
 

@@ -1,31 +1,24 @@
 package dev.inference.retry.springai.openai;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
-import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlEqualTo;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import dev.inference.client.CallContext;
 import dev.inference.retry.autoconfigure.RetrierCustomizer;
-import dev.inference.retry.springai.OpenAiWire;
+import dev.inference.retry.springai.ScriptedProvider;
 import dev.inference.retry.time.Sleeper;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.ai.openai.OpenAiChatModel;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -39,17 +32,13 @@ import org.springframework.core.env.MapPropertySource;
  */
 class OpenAiChatModelRefreshTests {
 
-    private final WireMockServer provider = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort());
+    @RegisterExtension
+    static final ScriptedProvider provider = ScriptedProvider.onLoopback();
 
     @BeforeEach
-    void startProvider() {
-        this.provider.start();
-        this.provider.stubFor(post(urlEqualTo(OpenAiWire.PATH)).willReturn(aResponse().withStatus(503)));
-    }
-
-    @AfterEach
-    void stopProvider() {
-        this.provider.stop();
+    void answerEveryRequest503() {
+        provider.resetAll();
+        provider.always(aResponse().withStatus(503));
     }
 
     @Test
@@ -57,12 +46,12 @@ class OpenAiChatModelRefreshTests {
         try (ConfigurableApplicationContext context = start()) {
             OpenAiChatModel model = context.getBean(OpenAiChatModel.class);
             assertThat(catchThrowable(() -> model.call("Hi"))).isNotNull();
-            assertThat(requests()).isEqualTo(2);
+            assertThat(provider.requests()).isEqualTo(2);
 
             refresh(context, "inference.retry.max-attempts", "4");
 
             assertThat(catchThrowable(() -> model.call("Hi"))).isNotNull();
-            assertThat(requests()).isEqualTo(2 + 4);
+            assertThat(provider.requests()).isEqualTo(2 + 4);
         }
     }
 
@@ -74,7 +63,7 @@ class OpenAiChatModelRefreshTests {
 
             assertThat(catchThrowable(() -> model.call("Hi"))).isNotNull();
 
-            assertThat(requests()).isEqualTo(4);
+            assertThat(provider.requests()).isEqualTo(4);
         }
     }
 
@@ -86,7 +75,7 @@ class OpenAiChatModelRefreshTests {
             refresh(context, "inference.retry.clients.openAiChatModel.enabled", "false");
 
             assertThat(catchThrowable(() -> model.call("Hi"))).isNotNull();
-            assertThat(requests()).isEqualTo(1);
+            assertThat(provider.requests()).isEqualTo(1);
         }
     }
 
@@ -95,19 +84,10 @@ class OpenAiChatModelRefreshTests {
         context.publishEvent(new EnvironmentChangeEvent(context, Set.of(key)));
     }
 
-    private ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
-            .properties("inference.retry.stable-retries=0", "inference.retry.stable-delay=50ms",
-                    "inference.retry.max-attempts=2", "inference.retry.max-delay=50ms",
-                    "spring.ai.openai.base-url=http://127.0.0.1:" + this.provider.port() + "/v1",
-                    "spring.ai.openai.api-key=test", "spring.ai.model.embedding=none", "spring.ai.model.image=none",
-                    "spring.ai.model.audio.speech=none", "spring.ai.model.audio.transcription=none",
-                    "spring.ai.model.moderation=none", "spring.ai.model.chat=openai", "spring.main.banner-mode=off")
+    private static ConfigurableApplicationContext start() {
+        return OpenAiApplication.builder(Application.class, provider.port())
+            .properties("inference.retry.max-attempts=2")
             .run();
-    }
-
-    private int requests() {
-        return this.provider.countRequestsMatching(postRequestedFor(urlEqualTo(OpenAiWire.PATH)).build()).getCount();
     }
 
     @SpringBootConfiguration

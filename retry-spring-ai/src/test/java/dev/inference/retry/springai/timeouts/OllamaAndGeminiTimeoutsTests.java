@@ -1,20 +1,21 @@
 package dev.inference.retry.springai.timeouts;
 
 import static dev.inference.retry.springai.Await.awaitTrue;
+import static dev.inference.retry.springai.timeouts.TimedModels.BACKOFF;
+import static dev.inference.retry.springai.timeouts.TimedModels.MARGIN;
+import static dev.inference.retry.springai.timeouts.TimedModels.TIMEOUT;
+import static dev.inference.retry.springai.timeouts.TimedModels.assertAnsweredAfterOneHungAttempt;
+import static dev.inference.retry.springai.timeouts.TimedModels.assertStreamEndsStalled;
+import static dev.inference.retry.springai.timeouts.TimedModels.streamed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inference.failure.AttemptTimeoutException;
-import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.ExhaustedException;
-import dev.inference.retry.Policy;
-import dev.inference.retry.Retrier;
 import dev.inference.retry.RetryListener;
 import dev.inference.retry.StreamStalledEvent;
 import dev.inference.retry.Timeouts;
 import dev.inference.retry.springai.GoogleWire;
-import dev.inference.retry.springai.ModelRetriers;
 import dev.inference.retry.springai.OllamaWire;
 import dev.inference.retry.springai.SpringAiStarters;
 import dev.inference.retry.springai.testing.SseScriptServer;
@@ -22,19 +23,15 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.StreamingChatModel;
 import org.springframework.ai.embedding.EmbeddingModel;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 
 /**
@@ -45,13 +42,6 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
  */
 class OllamaAndGeminiTimeoutsTests {
 
-    private static final Duration TIMEOUT = Duration.ofMillis(300);
-
-    private static final Duration BACKOFF = Duration.ofMillis(50);
-
-    /** What a busy two-core machine may add to a timed exchange. */
-    private static final Duration MARGIN = Duration.ofSeconds(2);
-
     private static final String OLLAMA = "ollamaChatModel";
 
     private static final String OLLAMA_EMBEDDING = "ollamaEmbeddingModel";
@@ -60,7 +50,15 @@ class OllamaAndGeminiTimeoutsTests {
 
     private final List<StreamStalledEvent> stalled = new CopyOnWriteArrayList<>();
 
-    private SseScriptServer server;
+    private final RetryListener stalls = new RetryListener() {
+
+        @Override
+        public void streamStalled(StreamStalledEvent event) {
+            OllamaAndGeminiTimeoutsTests.this.stalled.add(event);
+        }
+    };
+
+    private final SseScriptServer server = SseScriptServer.start();
 
     /**
      * Loads what the first exchanges of each model load, once for the class and with no timeout: on a
@@ -73,23 +71,17 @@ class OllamaAndGeminiTimeoutsTests {
                     (exchange) -> exchange.ndjson().line(ollamaChunk("Hello")).line(OllamaWire.chatBody("")),
                     OllamaAndGeminiTimeoutsTests::embeddings, OllamaAndGeminiTimeoutsTests::geminiAnswer,
                     (exchange) -> exchange.sse().data(GoogleWire.response("Hello", true)));
-            new OllamaAndGeminiTimeoutsTests().run(SpringAiStarters.ollama(warm.baseUrl().toString()), OLLAMA,
-                    Timeouts.none(), (context) -> {
-                        context.getBean(OLLAMA, ChatModel.class).call("Hi");
-                        streamed(context.getBean(OLLAMA, StreamingChatModel.class));
-                        context.getBean(OLLAMA_EMBEDDING, EmbeddingModel.class).embed("Hi");
-                    });
-            new OllamaAndGeminiTimeoutsTests().run(SpringAiStarters.googleGenAi(warm.baseUrl().toString()), GEMINI,
-                    Timeouts.none(), (context) -> {
+            TimedModels.run(SpringAiStarters.ollama(warm.baseUrl().toString()), OLLAMA, Timeouts.none(), (context) -> {
+                context.getBean(OLLAMA, ChatModel.class).call("Hi");
+                streamed(context.getBean(OLLAMA, StreamingChatModel.class));
+                context.getBean(OLLAMA_EMBEDDING, EmbeddingModel.class).embed("Hi");
+            });
+            TimedModels.run(SpringAiStarters.googleGenAi(warm.baseUrl().toString()), GEMINI, Timeouts.none(),
+                    (context) -> {
                         context.getBean(GEMINI, ChatModel.class).call("Hi");
                         streamed(context.getBean(GEMINI, StreamingChatModel.class));
                     });
         }
-    }
-
-    @BeforeEach
-    void startServer() {
-        this.server = SseScriptServer.start();
     }
 
     @AfterEach
@@ -104,19 +96,9 @@ class OllamaAndGeminiTimeoutsTests {
         void abandonsAHungAttemptAndSucceedsOnTheNext() {
             server.enqueue(OllamaAndGeminiTimeoutsTests::ollamaAnswer, SseScriptServer.Exchange::hang,
                     OllamaAndGeminiTimeoutsTests::ollamaAnswer);
-            ollama(Timeouts.none().withAttempt(TIMEOUT), (context) -> {
-                ChatModel model = context.getBean(OLLAMA, ChatModel.class);
-                model.call("Warm up");
-                long start = System.nanoTime();
-
-                String answer = model.call("Hi");
-
-                assertThat(answer).isEqualTo("Hello");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
-                assertThat(server.requestCount()).isEqualTo(1 + 2);
-                awaitTrue(() -> server.closedByClient() == 1);
-            });
+            ollama(Timeouts.none().withAttempt(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
+                    context.getBean(OLLAMA, ChatModel.class)::call, "Hi",
+                    (answer) -> assertThat(answer).isEqualTo("Hello")));
         }
 
         @Test
@@ -142,20 +124,11 @@ class OllamaAndGeminiTimeoutsTests {
         void abandonsAHungAttemptAndSucceedsOnTheNext() {
             server.enqueue(OllamaAndGeminiTimeoutsTests::embeddings, SseScriptServer.Exchange::hang,
                     OllamaAndGeminiTimeoutsTests::embeddings);
-            run(SpringAiStarters.ollama(server.baseUrl().toString()), OLLAMA_EMBEDDING,
-                    Timeouts.none().withAttempt(TIMEOUT), (context) -> {
-                        EmbeddingModel model = context.getBean(OLLAMA_EMBEDDING, EmbeddingModel.class);
-                        model.embed("Warm up");
-                        long start = System.nanoTime();
-
-                        float[] embedding = model.embed("Hello");
-
-                        assertThat(embedding).isNotEmpty();
-                        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                            .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
-                        assertThat(server.requestCount()).isEqualTo(1 + 2);
-                        awaitTrue(() -> server.closedByClient() == 1);
-                    });
+            TimedModels.run(SpringAiStarters.ollama(server.baseUrl().toString()), OLLAMA_EMBEDDING,
+                    Timeouts.none().withAttempt(TIMEOUT), stalls,
+                    (context) -> assertAnsweredAfterOneHungAttempt(server,
+                            context.getBean(OLLAMA_EMBEDDING, EmbeddingModel.class)::embed, "Hello",
+                            (embedding) -> assertThat(embedding).isNotEmpty()));
         }
     }
 
@@ -166,21 +139,11 @@ class OllamaAndGeminiTimeoutsTests {
         void endsAStreamSilentPastItsIdleTimeoutAfterTheContentSentWithoutRetrying() {
             server.enqueue((exchange) -> exchange.ndjson().line(ollamaChunk("Hel")).hang());
             ollama(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
-                List<String> received = new CopyOnWriteArrayList<>();
-                long start = System.nanoTime();
+                List<String> received = assertStreamEndsStalled(server,
+                        context.getBean(OLLAMA, StreamingChatModel.class));
 
-                Throwable thrown = catchThrowable(() -> context.getBean(OLLAMA, StreamingChatModel.class)
-                    .stream("Hi")
-                    .doOnNext(received::add)
-                    .blockLast(Duration.ofSeconds(20)));
-
-                assertThat(thrown).isInstanceOf(StreamStalledException.class);
                 assertThat(received).containsExactly("Hel");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(MARGIN));
-                assertThat(server.requestCount()).isOne();
                 assertThat(stalled).containsExactly(new StreamStalledEvent(OLLAMA, TIMEOUT));
-                awaitTrue(() -> server.closedByClient() == 1);
             });
         }
 
@@ -208,19 +171,9 @@ class OllamaAndGeminiTimeoutsTests {
         void abandonsAHungAttemptAndSucceedsOnTheNext() {
             server.enqueue(OllamaAndGeminiTimeoutsTests::geminiAnswer, SseScriptServer.Exchange::hang,
                     OllamaAndGeminiTimeoutsTests::geminiAnswer);
-            gemini(Timeouts.none().withAttempt(TIMEOUT), (context) -> {
-                ChatModel model = context.getBean(GEMINI, ChatModel.class);
-                model.call("Warm up");
-                long start = System.nanoTime();
-
-                String answer = model.call("Hi");
-
-                assertThat(answer).isEqualTo("Hello");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
-                assertThat(server.requestCount()).isEqualTo(1 + 2);
-                awaitTrue(() -> server.closedByClient() == 1);
-            });
+            gemini(Timeouts.none().withAttempt(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
+                    context.getBean(GEMINI, ChatModel.class)::call, "Hi",
+                    (answer) -> assertThat(answer).isEqualTo("Hello")));
         }
     }
 
@@ -250,18 +203,9 @@ class OllamaAndGeminiTimeoutsTests {
             // The SDK reads an event ahead of the one it hands out: the stall ends the stream before "Hel".
             server.enqueue((exchange) -> exchange.sse().data(GoogleWire.response("Hel", false)).hang());
             gemini(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
-                long start = System.nanoTime();
+                assertStreamEndsStalled(server, context.getBean(GEMINI, StreamingChatModel.class));
 
-                Throwable thrown = catchThrowable(() -> context.getBean(GEMINI, StreamingChatModel.class)
-                    .stream("Hi")
-                    .blockLast(Duration.ofSeconds(20)));
-
-                assertThat(thrown).isInstanceOf(StreamStalledException.class);
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(MARGIN));
-                assertThat(server.requestCount()).isOne();
                 assertThat(stalled).containsExactly(new StreamStalledEvent(GEMINI, TIMEOUT));
-                awaitTrue(() -> server.closedByClient() == 1);
             });
         }
     }
@@ -283,37 +227,12 @@ class OllamaAndGeminiTimeoutsTests {
         return OllamaWire.chunk(content).strip();
     }
 
-    private static String streamed(StreamingChatModel model) {
-        List<String> chunks = model.stream("Hi").collectList().block(Duration.ofSeconds(20));
-        return String.join("", Objects.requireNonNull(chunks));
-    }
-
     private void ollama(Timeouts timeouts, ContextConsumer<AssertableApplicationContext> test) {
-        run(SpringAiStarters.ollama(this.server.baseUrl().toString()), OLLAMA, timeouts, test);
+        TimedModels.run(SpringAiStarters.ollama(this.server.baseUrl().toString()), OLLAMA, timeouts, this.stalls, test);
     }
 
     private void gemini(Timeouts timeouts, ContextConsumer<AssertableApplicationContext> test) {
-        run(SpringAiStarters.googleGenAi(this.server.baseUrl().toString()), GEMINI, timeouts, test);
-    }
-
-    private void run(ApplicationContextRunner runner, String bean, Timeouts timeouts,
-            ContextConsumer<AssertableApplicationContext> test) {
-        RetryListener stalls = new RetryListener() {
-
-            @Override
-            public void streamStalled(StreamStalledEvent event) {
-                stalled.add(event);
-            }
-        };
-        Retrier retrier = Retrier.builder(new Policy(0, BACKOFF, 3, BACKOFF))
-            .name(bean)
-            .timeouts(timeouts)
-            .listener(stalls)
-            .build();
-        runner.withBean(ModelRetriers.class, () -> (name) -> name.equals(bean) ? Optional.of(retrier) : Optional.empty())
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                test.accept(context);
-            });
+        TimedModels.run(SpringAiStarters.googleGenAi(this.server.baseUrl().toString()), GEMINI, timeouts, this.stalls,
+                test);
     }
 }

@@ -1,6 +1,12 @@
 package dev.inference.retry.springai.timeouts;
 
 import static dev.inference.retry.springai.Await.awaitTrue;
+import static dev.inference.retry.springai.timeouts.TimedModels.BACKOFF;
+import static dev.inference.retry.springai.timeouts.TimedModels.MARGIN;
+import static dev.inference.retry.springai.timeouts.TimedModels.TIMEOUT;
+import static dev.inference.retry.springai.timeouts.TimedModels.assertAnsweredAfterOneHungAttempt;
+import static dev.inference.retry.springai.timeouts.TimedModels.assertStreamEndsStalled;
+import static dev.inference.retry.springai.timeouts.TimedModels.streamed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -29,7 +35,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +46,6 @@ import okhttp3.ConnectionPool;
 import okhttp3.internal.connection.RealCall;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.ai.chat.model.ChatModel;
@@ -65,16 +69,9 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
  */
 class SdkExchangeTimeoutsTests {
 
-    private static final Duration TIMEOUT = Duration.ofMillis(300);
-
-    private static final Duration BACKOFF = Duration.ofMillis(50);
-
-    /** What a busy two-core machine may add to a timed exchange. */
-    private static final Duration MARGIN = Duration.ofSeconds(2);
-
     private static final Duration KEEP_ALIVE_EVERY = Duration.ofMillis(50);
 
-    private SseScriptServer server;
+    private final SseScriptServer server = SseScriptServer.start();
 
     /**
      * Loads what the first exchange of each model loads, once for the class and with no timeout: on a
@@ -86,18 +83,14 @@ class SdkExchangeTimeoutsTests {
             warm.enqueue((exchange) -> exchange.json(200, Map.of(), OpenAiWire.completion("Hello")),
                     (exchange) -> exchange.sse().data(OpenAiWire.chunk("Hello")).data("[DONE]"),
                     (exchange) -> exchange.json(200, Map.of(), AnthropicWire.message("Hello")));
-            run(SpringAiStarters.openAi(warm.baseUrl().toString()), "openAiChatModel", Timeouts.none(), (context) -> {
-                context.getBean("openAiChatModel", ChatModel.class).call("Hi");
-                streamed(context.getBean("openAiChatModel", StreamingChatModel.class));
-            });
-            run(SpringAiStarters.anthropic(warm.baseUrl().toString()), "anthropicChatModel", Timeouts.none(),
-                    (context) -> context.getBean("anthropicChatModel", ChatModel.class).call("Hi"));
+            TimedModels.run(SpringAiStarters.openAi(warm.baseUrl().toString()), "openAiChatModel", Timeouts.none(),
+                    (context) -> {
+                        context.getBean("openAiChatModel", ChatModel.class).call("Hi");
+                        streamed(context.getBean("openAiChatModel", StreamingChatModel.class));
+                    });
+            TimedModels.run(SpringAiStarters.anthropic(warm.baseUrl().toString()), "anthropicChatModel",
+                    Timeouts.none(), (context) -> context.getBean("anthropicChatModel", ChatModel.class).call("Hi"));
         }
-    }
-
-    @BeforeEach
-    void startServer() {
-        this.server = SseScriptServer.start();
     }
 
     @AfterEach
@@ -238,20 +231,10 @@ class SdkExchangeTimeoutsTests {
         void endsAStreamSilentPastItsIdleTimeoutAfterTheTokensSentWithoutRetrying() {
             server.enqueue((exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).hang());
             openAi(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
-                List<String> received = new CopyOnWriteArrayList<>();
-                long start = System.nanoTime();
+                List<String> received = assertStreamEndsStalled(server,
+                        context.getBean("openAiChatModel", StreamingChatModel.class));
 
-                Throwable thrown = catchThrowable(() -> context.getBean("openAiChatModel", StreamingChatModel.class)
-                    .stream("Hi")
-                    .doOnNext(received::add)
-                    .blockLast(Duration.ofSeconds(20)));
-
-                assertThat(thrown).isInstanceOf(StreamStalledException.class);
                 assertThat(received).containsExactly("Hel");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(MARGIN));
-                assertThat(server.requestCount()).isOne();
-                awaitTrue(() -> server.closedByClient() == 1);
             });
         }
 
@@ -344,20 +327,11 @@ class SdkExchangeTimeoutsTests {
         void abandonsAHungSubBatchAttemptAndSucceedsOnTheNext() {
             SseScriptServer.Script embeddings = (exchange) -> exchange.json(200, Map.of(), OpenAiWire.embeddings());
             server.enqueue(embeddings, SseScriptServer.Exchange::hang, embeddings);
-            run(SpringAiStarters.openAiEmbedding(server.baseUrl().toString()), "openAiEmbeddingModel",
-                    Timeouts.none().withAttempt(TIMEOUT), (context) -> {
-                        EmbeddingModel model = context.getBean("openAiEmbeddingModel", EmbeddingModel.class);
-                        model.embed("Warm up");
-                        long start = System.nanoTime();
-
-                        float[] embedding = model.embed("Hello");
-
-                        assertThat(embedding).isNotEmpty();
-                        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                            .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
-                        assertThat(server.requestCount()).isEqualTo(1 + 2);
-                        awaitTrue(() -> server.closedByClient() == 1);
-                    });
+            TimedModels.run(SpringAiStarters.openAiEmbedding(server.baseUrl().toString()), "openAiEmbeddingModel",
+                    Timeouts.none().withAttempt(TIMEOUT),
+                    (context) -> assertAnsweredAfterOneHungAttempt(server,
+                            context.getBean("openAiEmbeddingModel", EmbeddingModel.class)::embed, "Hello",
+                            (embedding) -> assertThat(embedding).isNotEmpty()));
         }
     }
 
@@ -452,25 +426,10 @@ class SdkExchangeTimeoutsTests {
         void abandonsAHungAttemptAndSucceedsOnTheNext() {
             SseScriptServer.Script message = (exchange) -> exchange.json(200, Map.of(), AnthropicWire.message("Hello"));
             server.enqueue(message, SseScriptServer.Exchange::hang, message);
-            anthropic(Timeouts.none().withAttempt(TIMEOUT), (context) -> {
-                ChatModel model = context.getBean("anthropicChatModel", ChatModel.class);
-                model.call("Warm up");
-                long start = System.nanoTime();
-
-                String answer = model.call("Hi");
-
-                assertThat(answer).isEqualTo("Hello");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TIMEOUT)
-                    .isLessThan(TIMEOUT.plus(BACKOFF).plus(MARGIN));
-                assertThat(server.requestCount()).isEqualTo(1 + 2);
-                awaitTrue(() -> server.closedByClient() == 1);
-            });
+            anthropic(Timeouts.none().withAttempt(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
+                    context.getBean("anthropicChatModel", ChatModel.class)::call, "Hi",
+                    (answer) -> assertThat(answer).isEqualTo("Hello")));
         }
-    }
-
-    private static String streamed(StreamingChatModel model) {
-        List<String> chunks = model.stream("Hi").collectList().block(Duration.ofSeconds(20));
-        return String.join("", Objects.requireNonNull(chunks));
     }
 
     /** The data of one event as {@link AnthropicWire} writes it. */
@@ -483,20 +442,11 @@ class SdkExchangeTimeoutsTests {
     }
 
     private void openAi(Timeouts timeouts, ContextConsumer<AssertableApplicationContext> test) {
-        run(SpringAiStarters.openAi(this.server.baseUrl().toString()), "openAiChatModel", timeouts, test);
+        TimedModels.run(SpringAiStarters.openAi(this.server.baseUrl().toString()), "openAiChatModel", timeouts, test);
     }
 
     private void anthropic(Timeouts timeouts, ContextConsumer<AssertableApplicationContext> test) {
-        run(SpringAiStarters.anthropic(this.server.baseUrl().toString()), "anthropicChatModel", timeouts, test);
-    }
-
-    private static void run(ApplicationContextRunner runner, String bean, Timeouts timeouts,
-            ContextConsumer<AssertableApplicationContext> test) {
-        Retrier retrier = Retrier.builder(new Policy(0, BACKOFF, 3, BACKOFF)).name(bean).timeouts(timeouts).build();
-        runner.withBean(ModelRetriers.class, () -> (name) -> name.equals(bean) ? Optional.of(retrier) : Optional.empty())
-            .run((context) -> {
-                assertThat(context).hasNotFailed();
-                test.accept(context);
-            });
+        TimedModels.run(SpringAiStarters.anthropic(this.server.baseUrl().toString()), "anthropicChatModel", timeouts,
+                test);
     }
 }
