@@ -282,20 +282,11 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
             }
         }
 
+        /** Consistent with identity, which {@code equals} keeps: no two deadlines share a sequence number. */
         @Override
         public int compareTo(Deadline other) {
             int byTime = Long.compare(this.at, other.at);
             return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
-        }
-
-        @Override
-        public boolean equals(@Nullable Object other) {
-            return this == other;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(this.sequence);
         }
     }
 
