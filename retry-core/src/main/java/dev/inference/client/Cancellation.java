@@ -1,5 +1,7 @@
 package dev.inference.client;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,15 +14,33 @@ import org.jspecify.annotations.Nullable;
  * <p>Waiting threads park and are unparked by {@link #cancel()}; nothing here takes a monitor, so
  * virtual threads waiting on a cancellation are never pinned to their carrier. Callbacks are held
  * only until they run or their registration is closed, so a long-lived context does not collect
- * the callbacks of every call made with it.
+ * the callbacks of every call made with it. The two sets are made when first needed: most attempts'
+ * contexts are never waited on, and many never hold an action.
  */
 final class Cancellation {
 
+    private static final VarHandle WAITERS;
+
+    private static final VarHandle CALLBACKS;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            WAITERS = lookup.findVarHandle(Cancellation.class, "waiters", Set.class);
+            CALLBACKS = lookup.findVarHandle(Cancellation.class, "callbacks", Set.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final AtomicBoolean cancelled = new AtomicBoolean();
 
-    private final Set<Thread> waiters = ConcurrentHashMap.newKeySet();
+    /** Made by the first {@link #await}; read by {@link #cancel()} after it sets {@link #cancelled}. */
+    private volatile @Nullable Set<Thread> waiters;
 
-    private final Set<Callback> callbacks = ConcurrentHashMap.newKeySet();
+    /** Made by the first {@link #onCancel}; read by {@link #cancel()} after it sets {@link #cancelled}. */
+    private volatile @Nullable Set<Callback> callbacks;
 
     boolean isCancelled() {
         return this.cancelled.get();
@@ -28,10 +48,17 @@ final class Cancellation {
 
     void cancel() {
         if (this.cancelled.compareAndSet(false, true)) {
-            this.waiters.forEach(LockSupport::unpark);
+            // A set made after this read is made by a waiter or an action that sees the flag set: it runs itself.
+            Set<Thread> parked = this.waiters;
+            if (parked != null) {
+                parked.forEach(LockSupport::unpark);
+            }
+            Set<Callback> actions = this.callbacks;
             RuntimeException failure = null;
-            for (Callback callback : this.callbacks) {
-                failure = callback.fire(failure);
+            if (actions != null) {
+                for (Callback callback : actions) {
+                    failure = callback.fire(failure);
+                }
             }
             if (failure != null) {
                 throw failure;
@@ -41,12 +68,14 @@ final class Cancellation {
 
     /** Returns how many registered actions are held, neither run nor withdrawn yet. */
     int registeredActions() {
-        return this.callbacks.size();
+        Set<Callback> actions = this.callbacks;
+        return (actions != null) ? actions.size() : 0;
     }
 
     CallContext.Registration onCancel(Runnable action) {
-        Callback callback = new Callback(action);
-        this.callbacks.add(callback);
+        Set<Callback> actions = made(CALLBACKS);
+        Callback callback = new Callback(action, actions);
+        actions.add(callback);
         // Added before checking: a cancel() racing with us either fires the callback or is seen here.
         if (isCancelled()) {
             RuntimeException failure = callback.fire(null);
@@ -60,28 +89,44 @@ final class Cancellation {
     /** Parks until cancelled or {@code nanos} have elapsed; throws if interrupted. */
     void await(long nanos) throws InterruptedException {
         Thread self = Thread.currentThread();
-        this.waiters.add(self);
+        Set<Thread> parked = made(WAITERS);
+        parked.add(self);
         try {
             // Registered before checking, so a cancel() racing with us either is seen here or unparks us.
             Durations.park(nanos, this::isCancelled, this);
         }
         finally {
-            this.waiters.remove(self);
+            parked.remove(self);
         }
     }
 
+    /** The set a handle names, made now if it is not yet: the first of two racing threads to set it wins. */
+    @SuppressWarnings("unchecked")
+    private <T> Set<T> made(VarHandle handle) {
+        Set<T> set = (Set<T>) handle.getVolatile(this);
+        if (set != null) {
+            return set;
+        }
+        Set<T> made = ConcurrentHashMap.newKeySet();
+        Set<T> won = (Set<T>) handle.compareAndExchange(this, null, made);
+        return (won != null) ? won : made;
+    }
+
     /** One registered action; whoever removes it from the set runs it, so it runs at most once. */
-    private final class Callback implements CallContext.Registration {
+    private static final class Callback implements CallContext.Registration {
 
         private final Runnable action;
 
-        Callback(Runnable action) {
+        private final Set<Callback> registered;
+
+        Callback(Runnable action, Set<Callback> registered) {
             this.action = action;
+            this.registered = registered;
         }
 
         /** Runs the action unless it ran or was closed; returns the failures so far, this one's added. */
         @Nullable RuntimeException fire(@Nullable RuntimeException failures) {
-            if (!Cancellation.this.callbacks.remove(this)) {
+            if (!this.registered.remove(this)) {
                 return failures;
             }
             try {
@@ -99,7 +144,7 @@ final class Cancellation {
 
         @Override
         public void close() {
-            Cancellation.this.callbacks.remove(this);
+            this.registered.remove(this);
         }
     }
 }

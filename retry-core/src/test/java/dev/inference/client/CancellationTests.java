@@ -81,6 +81,30 @@ class CancellationTests {
     }
 
     /**
+     * The set of actions is made by the first registration: two threads registering the first two
+     * at once must both land in the one set that wins, or a cancel would miss one.
+     */
+    @Test
+    @Timeout(60)
+    void runsBothOfTwoFirstActionsRegisteredAtOnce() throws Exception {
+        ExecutorService registrars = Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 2_000; i++) {
+                Cancellation cancellation = new Cancellation();
+                AtomicInteger runs = new AtomicInteger();
+                Future<?> registering = registrars.submit(() -> cancellation.onCancel(runs::incrementAndGet));
+                cancellation.onCancel(runs::incrementAndGet);
+                registering.get();
+                cancellation.cancel();
+                assertThat(runs).hasValue(2);
+            }
+        }
+        finally {
+            registrars.shutdownNow();
+        }
+    }
+
+    /**
      * A cancel racing with the start of a wait must never be lost: the waiter registers before it
      * checks, so it either sees the cancel or is unparked by it. A lost wake-up would hang here.
      */
