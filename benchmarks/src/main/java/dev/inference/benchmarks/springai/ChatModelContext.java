@@ -10,21 +10,29 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.springframework.ai.anthropic.http.okhttp.AnthropicHttpClientBuilderCustomizer;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
+import org.springframework.ai.openai.http.okhttp.OpenAiHttpClientBuilderCustomizer;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * One application, started as {@link org.springframework.boot.SpringApplication} starts an application,
  * with Spring AI 2.0.1's OpenAI and Anthropic chat auto-configurations (beans {@value #OPENAI} and
- * {@value #ANTHROPIC}) pointed at a {@link LoopbackProvider}, the starter's auto-configurations and a
- * {@link SimpleMeterRegistry}, as an application with the actuator has one.
+ * {@value #ANTHROPIC}) pointed at a {@link LoopbackProvider} (or answered by the {@link InMemoryProvider}),
+ * the starter's auto-configurations and a {@link SimpleMeterRegistry}, as an application with the
+ * actuator has one.
  *
  * <p>With the starter, the models are rebuilt and retried, counted in {@code inference.retry.attempts};
  * left alone ({@code inference.retry.spring-ai.enabled=false}), they are exactly as Spring AI builds
@@ -58,10 +66,27 @@ final class ChatModelContext implements AutoCloseable {
      * @return the running application
      */
     static ChatModelContext start(LoopbackProvider provider, boolean retried, boolean timeouts) {
+        return start(provider.root(), retried, timeouts, Application.class);
+    }
+
+    /**
+     * Starts the application with the starter's models answered by the {@link InMemoryProvider}, without
+     * a socket: what the client's side does, the network left out.
+     *
+     * @param timeouts {@code true} to set the three timeouts of the starter's models, 30 s each, long
+     *        enough never to pass
+     * @return the running application
+     */
+    static ChatModelContext startInMemory(boolean timeouts) {
+        // Nothing is ever sent there: the in-memory provider answers before OkHttp connects.
+        return start("http://provider.invalid", true, timeouts, Application.class, InMemory.class);
+    }
+
+    private static ChatModelContext start(String root, boolean retried, boolean timeouts, Class<?>... sources) {
         List<String> properties = new ArrayList<>(List.of("spring.main.banner-mode=off",
                 "spring.main.log-startup-info=false", "logging.level.root=warn",
-                "spring.ai.openai.base-url=" + provider.root() + "/v1", "spring.ai.openai.api-key=harness",
-                "spring.ai.anthropic.base-url=" + provider.root(), "spring.ai.anthropic.api-key=harness",
+                "spring.ai.openai.base-url=" + root + "/v1", "spring.ai.openai.api-key=harness",
+                "spring.ai.anthropic.base-url=" + root, "spring.ai.anthropic.api-key=harness",
                 "inference.retry.stable-retries=1", "inference.retry.stable-delay=200ms",
                 "inference.retry.max-attempts=4", "inference.retry.max-delay=2s",
                 "inference.retry.spring-ai.enabled=" + retried));
@@ -69,7 +94,7 @@ final class ChatModelContext implements AutoCloseable {
             properties.addAll(List.of("inference.retry.attempt-timeout=30s", "inference.retry.first-token-timeout=30s",
                     "inference.retry.stream-idle-timeout=30s"));
         }
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(sources)
             .web(WebApplicationType.NONE)
             .properties(properties.toArray(String[]::new))
             .run();
@@ -127,6 +152,33 @@ final class ChatModelContext implements AutoCloseable {
         @Bean
         SimpleMeterRegistry meterRegistry() {
             return new SimpleMeterRegistry();
+        }
+    }
+
+    /**
+     * The two models' OkHttp clients answered in memory ({@link InMemoryProvider}), their calls
+     * dispatched on daemon threads, as many as needed and kept a minute as OkHttp's own dispatcher keeps
+     * them, so that a JMH fork can end: Spring AI's dispatcher threads are not daemons, and nothing
+     * stops them when the application closes.
+     */
+    @Configuration(proxyBeanMethods = false)
+    static class InMemory {
+
+        private static final ExecutorService DISPATCHER = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
+                TimeUnit.SECONDS, new SynchronousQueue<>(), (task) -> {
+                    Thread thread = new Thread(task, "in-memory-dispatcher");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+
+        @Bean
+        OpenAiHttpClientBuilderCustomizer inMemoryOpenAi() {
+            return (builder) -> builder.interceptor(InMemoryProvider.INSTANCE).dispatcherExecutorService(DISPATCHER);
+        }
+
+        @Bean
+        AnthropicHttpClientBuilderCustomizer inMemoryAnthropic() {
+            return (builder) -> builder.interceptor(InMemoryProvider.INSTANCE).dispatcherExecutorService(DISPATCHER);
         }
     }
 }

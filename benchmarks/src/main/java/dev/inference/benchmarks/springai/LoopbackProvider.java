@@ -2,6 +2,7 @@ package dev.inference.benchmarks.springai;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -106,6 +107,26 @@ final class LoopbackProvider implements AutoCloseable {
             throw new IllegalStateException("The provider has not answered yet");
         }
         return id;
+    }
+
+    /**
+     * Returns what the provider answers on a path, as one block of bytes: the whole answer, or every
+     * event of the stream one after the other.
+     *
+     * @param path {@link #OPENAI_PATH} or {@link #ANTHROPIC_PATH}
+     * @param stream whether the request asked for a stream
+     * @return the body, to be left unchanged
+     * @throws IllegalArgumentException for another path
+     */
+    static byte[] body(String path, boolean stream) {
+        List<byte[]> events = switch (path) {
+            case OPENAI_PATH -> stream ? OPENAI_STREAM : List.of(OPENAI_COMPLETION);
+            case ANTHROPIC_PATH -> stream ? ANTHROPIC_STREAM : List.of(ANTHROPIC_MESSAGE);
+            default -> throw new IllegalArgumentException("No provider answers on " + path);
+        };
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        events.forEach(body::writeBytes);
+        return body.toByteArray();
     }
 
     @Override

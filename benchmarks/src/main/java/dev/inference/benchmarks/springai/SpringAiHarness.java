@@ -27,10 +27,12 @@ import org.springframework.ai.openai.OpenAiChatModel;
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
- * [--provider openai|anthropic|all] [--timeouts] [--quick]}. Prints one Markdown table per provider.
- * With {@code --timeouts} the comparison is the starter's models with the three timeouts set (30 s each,
- * never reached) against the starter's models without them, both in the same JVM: the cost of the
- * timeouts alone, paired call by call like the starter's cost.
+ * [--provider openai|anthropic|all] [--timeouts [--in-memory]] [--quick]}. Prints one Markdown table per
+ * provider. With {@code --timeouts} the comparison is the starter's models with the three timeouts set
+ * (30 s each, never reached) against the starter's models without them, both in the same JVM: the cost
+ * of the timeouts alone, paired call by call like the starter's cost. With {@code --in-memory} as well,
+ * the {@link InMemoryProvider} answers instead of the loopback provider, so that the network's noise
+ * does not hide a difference of a microsecond.
  *
  * <p>Traps: the two applications ({@link ChatModelContext}) take turns call by call, the one going
  * first changing every time, so that both meet the same interference; and with fewer than the default
@@ -64,10 +66,12 @@ public final class SpringAiHarness {
         System.out.printf(Locale.ROOT, "Java %s (%s), %d processors, load average %.2f; %s%n",
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
-        try (LoopbackProvider provider = LoopbackProvider.start();
-                ChatModelContext starter = ChatModelContext.start(provider, true, options.timeouts);
+        try (@Nullable LoopbackProvider provider = options.inMemory ? null : LoopbackProvider.start();
+                ChatModelContext starter = (provider == null) ? ChatModelContext.startInMemory(true)
+                        : ChatModelContext.start(provider, true, options.timeouts);
                 // With --timeouts, the baseline is the starter without them.
-                ChatModelContext alone = ChatModelContext.start(provider, options.timeouts, false)) {
+                ChatModelContext alone = (provider == null) ? ChatModelContext.startInMemory(false)
+                        : ChatModelContext.start(provider, options.timeouts, false)) {
             for (String bean : options.beans()) {
                 Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
                         : AnthropicChatModel.class;
@@ -103,7 +107,7 @@ public final class SpringAiHarness {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
-    private static Result measure(Pair pair, Options options, LoopbackProvider provider) {
+    private static Result measure(Pair pair, Options options, @Nullable LoopbackProvider provider) {
         long compiledBefore = compilationMillis();
         for (int i = 0; i < options.warmup; i++) {
             pair.call(i);
@@ -121,7 +125,8 @@ public final class SpringAiHarness {
         if (compiledBefore >= 0) {
             result.compilation = new Compilation(compiledWarm - compiledBefore, compiledTimed - compiledWarm);
         }
-        long providerThread = provider.exchangeThread();
+        // In memory, the provider answers on the client's threads, whose allocations count.
+        long providerThread = (provider != null) ? provider.exchangeThread() : -1;
         for (int round = 0; round < options.allocationRounds; round++) {
             boolean starterFirst = round % 2 == 0;
             for (boolean retried : new boolean[] { starterFirst, !starterFirst }) {
@@ -328,8 +333,14 @@ public final class SpringAiHarness {
             Arrays.sort(paired);
             long p50 = percentile(withStarter, 50);
             long aloneP50 = percentile(without, 50);
-            System.out.printf(Locale.ROOT, "| %s, p50 | %s | %s | %s (paired: %s) |%n", what, time(p50), time(aloneP50),
-                    signedMicros(p50 - aloneP50), signedMicros(percentile(paired, 50)));
+            // The median's distribution-free 95% confidence interval: the ranks n/2 ± 1.96·√n/2.
+            int spread = (int) Math.ceil(1.96 * Math.sqrt(paired.length) / 2);
+            int middle = (paired.length - 1) / 2;
+            long lower = paired[Math.max(0, middle - spread)];
+            long upper = paired[Math.min(paired.length - 1, middle + spread)];
+            System.out.printf(Locale.ROOT, "| %s, p50 | %s | %s | %s (paired: %s, 95%% CI %s to %s) |%n", what,
+                    time(p50), time(aloneP50), signedMicros(p50 - aloneP50), signedMicros(percentile(paired, 50)),
+                    signedMicros(lower), signedMicros(upper));
             long p99 = percentile(withStarter, 99);
             long aloneP99 = percentile(without, 99);
             System.out.printf(Locale.ROOT, "| %s, p99 | %s | %s | %s |%n", what, time(p99), time(aloneP99),
@@ -387,8 +398,9 @@ public final class SpringAiHarness {
                 : String.format(Locale.ROOT, "%.0f µs", nanos / 1e3);
     }
 
+    /** A difference in µs, with a tenth below 10 µs, where the timeouts' cost is read. */
     private static String signedMicros(long nanos) {
-        return String.format(Locale.ROOT, "%+.0f µs", nanos / 1e3);
+        return String.format(Locale.ROOT, (Math.abs(nanos) < 10_000) ? "%+.1f µs" : "%+.0f µs", nanos / 1e3);
     }
 
     private static String kilobytes(double bytes) {
@@ -416,6 +428,8 @@ public final class SpringAiHarness {
 
         boolean timeouts;
 
+        boolean inMemory;
+
         static Options parse(String[] args) {
             Options options = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -433,10 +447,15 @@ public final class SpringAiHarness {
                     case "--warmup" -> options.warmup = count(option, args, ++i);
                     case "--provider" -> options.provider = value(option, args, ++i);
                     case "--timeouts" -> options.timeouts = true;
+                    case "--in-memory" -> options.inMemory = true;
                     default -> throw new IllegalArgumentException("Unknown option " + option
                             + "; the options are --calls N, --streams N, --warmup N, "
-                            + "--provider openai|anthropic|all, --timeouts and --quick");
+                            + "--provider openai|anthropic|all, --timeouts, --in-memory and --quick");
                 }
+            }
+            if (options.inMemory && !options.timeouts) {
+                throw new IllegalArgumentException("--in-memory answers the starter's models only, so it compares "
+                        + "them with their timeouts against them without: add --timeouts");
             }
             options.beans();
             return options;
@@ -485,8 +504,9 @@ public final class SpringAiHarness {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
-                    + "rounds of %d%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock, this.timeouts ? ", the starter with its timeouts against the starter without" : "");
+                    + "rounds of %d%s%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
+                    this.allocationBlock, this.timeouts ? ", the starter with its timeouts against the starter without" : "",
+                    this.inMemory ? ", answered in memory" : "");
         }
     }
 }
