@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ public final class FallbackChain {
     private FallbackChain(Builder builder) {
         this.name = builder.name;
         this.members = List.copyOf(builder.members);
-        this.skip = new Skip(builder.skipAfter, builder.skipFor);
+        this.skip = builder.skip;
         this.models = noModels(this.members.size());
         this.clock = builder.clock;
         this.listeners = List.copyOf(builder.listeners);
@@ -225,11 +226,7 @@ public final class FallbackChain {
 
     /** A new list of {@code size} members that have no model name of their own. */
     private static List<@Nullable String> noModels(int size) {
-        List<@Nullable String> models = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-            models.add(null);
-        }
-        return models;
+        return new ArrayList<>(Collections.nCopies(size, null));
     }
 
     /**
@@ -237,7 +234,7 @@ public final class FallbackChain {
      * every skip in force ends now (a cool-down still makes a member skipped).
      */
     public void refreshNoSkip() {
-        this.skip = new Skip(0, Duration.ZERO);
+        this.skip = Skip.NONE;
         for (Member member : this.members) {
             member.succeeded();
         }
@@ -502,6 +499,9 @@ public final class FallbackChain {
      */
     private record Skip(int after, Duration skipFor) {
 
+        /** No member is skipped. */
+        static final Skip NONE = new Skip(0, Duration.ZERO);
+
         static Skip of(int after, Duration skipFor) {
             Objects.requireNonNull(skipFor, "skipFor must not be null");
             if (after < 1) {
@@ -626,9 +626,7 @@ public final class FallbackChain {
 
         private final Set<String> names = new HashSet<>();
 
-        private int skipAfter;
-
-        private Duration skipFor = Duration.ZERO;
+        private Skip skip = Skip.NONE;
 
         private Clock clock = Clock.systemUTC();
 
@@ -687,9 +685,7 @@ public final class FallbackChain {
          * @throws ConfigException if {@code after} is less than 1 or {@code skipFor} is not positive
          */
         public Builder skip(int after, Duration skipFor) {
-            Skip rule = Skip.of(after, skipFor);
-            this.skipAfter = rule.after();
-            this.skipFor = rule.skipFor();
+            this.skip = Skip.of(after, skipFor);
             return this;
         }
 

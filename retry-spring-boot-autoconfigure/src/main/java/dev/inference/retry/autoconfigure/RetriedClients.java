@@ -184,7 +184,7 @@ public final class RetriedClients implements SmartInitializingSingleton {
             resolved = BeanRetrySettings.resolve(beanName, entry, this.properties);
         }
         catch (InvalidRetryPropertyException ex) {
-            throw ex.ofKind(kindOf(beanName));
+            throw ex.ofKind(kind(beanName));
         }
         synchronized (this) {
             this.settings = this.settings.with(resolved);
@@ -192,8 +192,13 @@ public final class RetriedClients implements SmartInitializingSingleton {
         return resolved;
     }
 
-    /** What a bean is, as messages name it: InferenceClient, else the retried type it is one of. */
-    private String kindOf(String beanName) {
+    /**
+     * Names a bean as the startup report does: {@code InferenceClient}, or the retried type it is one of.
+     *
+     * @param beanName the bean's name
+     * @return its kind
+     */
+    public String kind(String beanName) {
         Class<?> type = this.beanFactory.getType(beanName, false);
         if (type == null || InferenceClient.class.isAssignableFrom(type)) {
             return InferenceClient.class.getSimpleName();
@@ -427,16 +432,6 @@ public final class RetriedClients implements SmartInitializingSingleton {
      */
     public void validateClientEntries(InferenceRetryProperties candidate) {
         validateClientEntries(candidate, false);
-    }
-
-    /**
-     * Names a bean as the startup report does: {@code InferenceClient}, or the retried type it is one of.
-     *
-     * @param beanName the bean's name
-     * @return its kind
-     */
-    public String kind(String beanName) {
-        return kindOf(beanName);
     }
 
     /**
