@@ -130,22 +130,30 @@ public final class IdleWatchedStream extends FilterInputStream {
         }
     }
 
+    /**
+     * Follows the lines of what was read. Only the first bytes of a line are kept; the rest of a longer
+     * line (a data line's JSON, most of a stream) is passed over by a loop that looks for its end alone.
+     */
     private void scan(byte[] bytes, int offset, int length) {
-        for (int i = offset; i < offset + length; i++) {
-            byte current = bytes[i];
-            if (current == '\n' && this.afterCarriageReturn) {
-                this.afterCarriageReturn = false;
+        int end = offset + length;
+        int i = offset;
+        while (i < end) {
+            byte current = bytes[i++];
+            if (current == '\n' || current == '\r') {
+                // The \n of a \r\n ends no second line.
+                if (current == '\r' || !this.afterCarriageReturn) {
+                    lineEnded();
+                }
+                this.afterCarriageReturn = current == '\r';
                 continue;
             }
-            this.afterCarriageReturn = current == '\r';
-            if (current == '\n' || current == '\r') {
-                lineEnded();
-            }
-            else if (this.lineLength < this.line.length) {
+            this.afterCarriageReturn = false;
+            if (this.lineLength < this.line.length) {
                 this.line[this.lineLength++] = current;
+                continue;
             }
-            else {
-                this.lineLength = this.line.length;
+            while (i < end && bytes[i] != '\n' && bytes[i] != '\r') {
+                i++;
             }
         }
     }

@@ -1,0 +1,227 @@
+package dev.inference.retry.springai.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.inference.client.AttemptScope;
+import dev.inference.client.CallContext;
+import dev.inference.failure.StreamStalledException;
+import dev.inference.retry.Policy;
+import dev.inference.retry.Retrier;
+import dev.inference.retry.RetryListener;
+import dev.inference.retry.StreamStalledEvent;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The idle watch of an established stream, in virtual time: which bytes count as an event that ends a
+ * silence, and what a stream that stalls does to its reader. Each stream is read in pieces of a chosen
+ * size, so that lines and line ends fall across reads as they do on a socket.
+ */
+class IdleWatchedStreamTests {
+
+    private static final Duration IDLE = Duration.ofSeconds(10);
+
+    private final ManualTimer timer = new ManualTimer();
+
+    private final List<StreamStalledEvent> stalls = new ArrayList<>();
+
+    private final AtomicInteger closes = new AtomicInteger();
+
+    private final Retrier retrier = Retrier.builder(new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+        .name("model")
+        .timer(this.timer)
+        .listener(new RetryListener() {
+            @Override
+            public void streamStalled(StreamStalledEvent event) {
+                IdleWatchedStreamTests.this.stalls.add(event);
+            }
+        })
+        .build();
+
+    @Nested
+    class Events {
+
+        @Test
+        void aDataEventEndsTheSilence() throws IOException {
+            IdleWatchedStream watched = watch("data: {\"a\":1}\n\n");
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 3);
+            timer.advance(Duration.ofSeconds(9));
+
+            assertThat(stalls).isEmpty();
+        }
+
+        @Test
+        void anEventWhoseLinesEndInCarriageReturnsOrBothEndsTheSilence() throws IOException {
+            for (String event : List.of("data: x\r\r", "data: x\r\n\r\n", "event: delta\r\ndata: x\r\n\r\n")) {
+                ManualTimer clock = new ManualTimer();
+                IdleWatchedStream watched = IdleWatchedStream.watch(stream(event), IDLE, retrierOn(clock),
+                        closes::incrementAndGet);
+
+                clock.advance(Duration.ofSeconds(9));
+                readEvents(watched, 1);
+                clock.advance(Duration.ofSeconds(9));
+
+                assertThat(closes).as(event).hasValue(0);
+            }
+        }
+
+        @Test
+        void aDataLineLongerThanAnyReadEndsTheSilenceOnceItsEventEnds() throws IOException {
+            IdleWatchedStream watched = watch("data: " + "x".repeat(20_000) + "\n\n");
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 4096);
+            timer.advance(Duration.ofSeconds(9));
+
+            assertThat(stalls).isEmpty();
+        }
+
+        @Test
+        void anEventNamedLikePingButLongerIsAnEvent() throws IOException {
+            IdleWatchedStream watched = watch("event: pingback\ndata: {}\n\n");
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 2);
+            timer.advance(Duration.ofSeconds(9));
+
+            assertThat(stalls).isEmpty();
+        }
+    }
+
+    @Nested
+    class KeepAlives {
+
+        @Test
+        void aPingEventIsSilence() throws IOException {
+            IdleWatchedStream watched = watch("event: ping\ndata: {\"type\": \"ping\"}\n\n");
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 5);
+            timer.advance(Duration.ofSeconds(1));
+
+            assertThat(stalls).singleElement().satisfies((stall) -> assertThat(stall.idleTimeout()).isEqualTo(IDLE));
+        }
+
+        @Test
+        void aCommentIsSilence() throws IOException {
+            IdleWatchedStream watched = watch(": keep-alive\n\n");
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 7);
+            timer.advance(Duration.ofSeconds(1));
+
+            assertThat(stalls).hasSize(1);
+        }
+    }
+
+    @Nested
+    class Stalls {
+
+        @Test
+        void closeTheResponseAndFailEveryLaterReadTyped() throws IOException {
+            IdleWatchedStream watched = watch("data: x\n\n");
+
+            timer.advance(IDLE);
+
+            assertThat(closes).hasValue(1);
+            assertThatExceptionOfType(StreamStalledException.class).isThrownBy(() -> watched.read(new byte[8], 0, 8))
+                .withMessageContaining("stream-idle-timeout of PT10S");
+        }
+
+        @Test
+        void neverComeOnceTheStreamIsClosed() throws IOException {
+            IdleWatchedStream watched = watch("data: x\n\n");
+
+            watched.close();
+            timer.advance(IDLE.multipliedBy(2));
+
+            assertThat(stalls).isEmpty();
+            assertThat(timer.pending()).isZero();
+        }
+
+        @Test
+        void neverComeOnceTheStreamHasEnded() throws IOException {
+            IdleWatchedStream watched = watch("data: x\n\n");
+
+            readEvents(watched, 64);
+            watched.read(new byte[1], 0, 1);
+            timer.advance(IDLE.multipliedBy(2));
+
+            assertThat(stalls).isEmpty();
+            assertThat(timer.pending()).isZero();
+        }
+    }
+
+    private IdleWatchedStream watch(String events) {
+        return IdleWatchedStream.watch(stream(events), IDLE, this.retrier, this.closes::incrementAndGet);
+    }
+
+    private Retrier retrierOn(ManualTimer clock) {
+        return Retrier.builder(new Policy(0, Duration.ofMillis(1), 1, Duration.ofMillis(1)))
+            .name("model")
+            .timer(clock)
+            .build();
+    }
+
+    private static InputStream stream(String events) {
+        return new ByteArrayInputStream(events.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Reads every byte of a stream in pieces of at most {@code piece} bytes, without reading its end,
+     * which would end the watch: the stream stays open as a provider's does between events.
+     */
+    private static void readEvents(InputStream stream, int piece) throws IOException {
+        byte[] buffer = new byte[piece];
+        while (stream.available() > 0) {
+            stream.read(buffer, 0, Math.min(piece, stream.available()));
+        }
+    }
+
+    /** A timer whose clock the test moves; tasks run on the test's thread once due. */
+    private static final class ManualTimer implements AttemptScope.Timer {
+
+        private final List<Task> tasks = new ArrayList<>();
+
+        private long now;
+
+        @Override
+        public CallContext.Registration schedule(Duration delay, Runnable action) {
+            Task task = new Task(this.now + delay.toNanos(), action);
+            this.tasks.add(task);
+            return () -> this.tasks.remove(task);
+        }
+
+        @Override
+        public long nanoTime() {
+            return this.now;
+        }
+
+        void advance(Duration duration) {
+            this.now += duration.toNanos();
+            for (Task task : List.copyOf(this.tasks)) {
+                if (task.at() <= this.now && this.tasks.remove(task)) {
+                    task.action().run();
+                }
+            }
+        }
+
+        int pending() {
+            return this.tasks.size();
+        }
+
+        private record Task(long at, Runnable action) {
+        }
+    }
+}
