@@ -70,6 +70,9 @@ public final class IdleWatchedStream extends FilterInputStream {
     /**
      * Starts watching a stream whose content has just begun.
      *
+     * @param read what of the stream was read already: its first event and whatever came with it, which
+     *     the watch follows so that it knows where in a line the rest begins (an event whose start was
+     *     read with the first one ends a silence when its end comes)
      * @param rest what is left of the stream
      * @param timeout the longest silence allowed between two events that are not keep-alives
      * @param retrier the stream's retrier, on whose timer the watch runs and whose listeners hear of a stall
@@ -77,8 +80,10 @@ public final class IdleWatchedStream extends FilterInputStream {
      *     thread, so must not block
      * @return the watched stream
      */
-    public static IdleWatchedStream watch(InputStream rest, Duration timeout, Retrier retrier, Runnable closeResponse) {
+    public static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
+            Runnable closeResponse) {
         IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
+        watched.scan(read, 0, read.length);
         watched.lastEventNanos = watched.timer.nanoTime();
         watched.scheduleCheck(watched.timeoutNanos);
         return watched;

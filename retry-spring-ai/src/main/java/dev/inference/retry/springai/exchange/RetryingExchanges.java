@@ -435,7 +435,7 @@ public final class RetryingExchanges<R> {
         try {
             Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
             InputStream rest = idle.isEmpty() ? body
-                    : IdleWatchedStream.watch(body, idle.get(), this.retrier, () -> this.sdk.close(response));
+                    : IdleWatchedStream.watch(read, body, idle.get(), this.retrier, () -> this.sdk.close(response));
             whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }

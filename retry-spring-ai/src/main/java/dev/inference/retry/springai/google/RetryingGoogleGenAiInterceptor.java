@@ -211,7 +211,7 @@ final class RetryingGoogleGenAiInterceptor implements Interceptor {
         FirstSseEvent first = FirstSseEvent.read(stream, FirstSseEvent.DEFAULT_LIMIT);
         Optional<Duration> idle = this.retrier.timeouts().streamIdle();
         InputStream rest = idle.isEmpty() ? stream
-                : IdleWatchedStream.watch(stream, idle.get(), this.retrier, call::cancel);
+                : IdleWatchedStream.watch(first.bytesRead(), stream, idle.get(), this.retrier, call::cancel);
         Response whole = response.newBuilder().body(replay(first.bytesRead(), rest, body.contentType())).build();
         JsonNode event = json(first.data());
         if (!GoogleFailures.Error.isError(event)) {

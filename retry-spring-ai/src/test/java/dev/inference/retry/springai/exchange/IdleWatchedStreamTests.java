@@ -65,7 +65,7 @@ class IdleWatchedStreamTests {
         void anEventWhoseLinesEndInCarriageReturnsOrBothEndsTheSilence() throws IOException {
             for (String event : List.of("data: x\r\r", "data: x\r\n\r\n", "event: delta\r\ndata: x\r\n\r\n")) {
                 ManualTimer clock = new ManualTimer();
-                IdleWatchedStream watched = IdleWatchedStream.watch(stream(event), IDLE, retrierOn(clock),
+                IdleWatchedStream watched = IdleWatchedStream.watch(new byte[0], stream(event), IDLE, retrierOn(clock),
                         closes::incrementAndGet);
 
                 clock.advance(Duration.ofSeconds(9));
@@ -82,6 +82,19 @@ class IdleWatchedStreamTests {
 
             timer.advance(Duration.ofSeconds(9));
             readEvents(watched, 4096);
+            timer.advance(Duration.ofSeconds(9));
+
+            assertThat(stalls).isEmpty();
+        }
+
+        @Test
+        void anEventWhoseStartCameWithTheFirstEventEndsTheSilenceWhenItsEndComes() throws IOException {
+            byte[] read = "data: first\n\ndata: sec".getBytes(StandardCharsets.UTF_8);
+            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("ond\n\n"), IDLE, retrier,
+                    closes::incrementAndGet);
+
+            timer.advance(Duration.ofSeconds(9));
+            readEvents(watched, 64);
             timer.advance(Duration.ofSeconds(9));
 
             assertThat(stalls).isEmpty();
@@ -164,7 +177,7 @@ class IdleWatchedStreamTests {
     }
 
     private IdleWatchedStream watch(String events) {
-        return IdleWatchedStream.watch(stream(events), IDLE, this.retrier, this.closes::incrementAndGet);
+        return IdleWatchedStream.watch(new byte[0], stream(events), IDLE, this.retrier, this.closes::incrementAndGet);
     }
 
     private Retrier retrierOn(ManualTimer clock) {
