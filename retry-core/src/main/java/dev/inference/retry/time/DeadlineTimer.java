@@ -3,31 +3,37 @@ package dev.inference.retry.time;
 import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.client.Durations;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Map;
-import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.PriorityQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The timer of attempt timeouts, stream watches and waits that must not block: one daemon thread,
- * started by the first deadline and ended after it has been idle a while, that wakes only for the
- * earliest pending deadline. Scheduling a deadline no earlier than that one, and withdrawing any,
- * touch no other thread: a sorted set takes them. Almost every timeout is withdrawn long before it
- * passes (the attempt answered), and a call that woke the timer's thread each time would pay a
- * thread's wake-up, which on a small virtual machine costs more than the rest of the retry.
+ * started by the first deadline and ended after it has been idle a while. Almost every timeout is
+ * withdrawn long before it passes (the attempt answered), so a call's side touches nothing another
+ * thread holds: scheduling adds the deadline to a lock-free inbox, and withdrawing only marks it ended.
+ * The thread sorts what was added when it wakes: for the earliest pending deadline and, while any is
+ * pending, at most once a second besides, to drop the withdrawn ones, so that what they hold stays
+ * bounded by about a second of traffic. A call that woke the thread each time would pay a thread's
+ * wake-up, which on a small virtual machine costs more than the rest of the retry.
  *
  * <p>Closing it abandons what is pending, so that no call hangs on a task that will never run: a wait
  * is told {@linkplain WaitScheduler.Wait#abandoned() abandoned} and a timeout runs at once, abandoning
  * its attempt. Afterwards, a wait is abandoned at once and a timeout refused with a
- * {@link RejectedExecutionException}. Thread-safe.
+ * {@link RejectedExecutionException}. Thread-safe; each deadline ends exactly once.
  *
  * <p>Trap: its actions run one after the other on its one thread; an action that blocks delays every
  * other deadline.
@@ -37,13 +43,30 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     /** How long the idle thread lives on, so that a burst of retries does not start one each time. */
     private static final long IDLE_THREAD_SECONDS = 10;
 
+    /**
+     * How often, at most, the thread wakes to drop withdrawn deadlines while some are pending: rarely
+     * enough to cost nothing, often enough that a burst of withdrawn deadlines is not held for the
+     * 30 seconds of a typical timeout.
+     */
+    private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     /** {@link #armedFor} when no wake-up is set. */
     private static final long NONE = Long.MAX_VALUE;
 
-    /** The pending deadlines, earliest first; the values are unused. */
-    private final ConcurrentSkipListMap<Deadline, Boolean> pending = new ConcurrentSkipListMap<>();
+    /** The deadlines added since the thread last woke, pending or ended; any thread adds, the thread drains. */
+    private final Queue<Deadline> inbox = new ConcurrentLinkedQueue<>();
 
-    private final AtomicLong sequence = new AtomicLong();
+    /** Guarded by the lock: the deadlines drained from the inbox, earliest first; may hold ended ones. */
+    private final PriorityQueue<Deadline> heap = new PriorityQueue<>();
+
+    /** The deadlines taken from the heap as due: filled and emptied under the lock, run outside it. */
+    private final List<Deadline> due = new ArrayList<>();
+
+    /** Guarded by the lock: the next arrival's number, which orders deadlines of the same time. */
+    private long arrivals;
+
+    /** Guarded by the lock: when the thread last dropped the withdrawn deadlines from the heap. */
+    private long sweptAt;
 
     private final Alarm alarm;
 
@@ -52,10 +75,10 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     /** The clock's reading that deadlines count from, so that they compare without overflow. */
     private final long origin;
 
-    /** Guards the wake-up's setting; never held while an action runs. Not a monitor: see the core's rules. */
+    /** Guards the heap and the wake-up's setting; never held while an action runs. Not a monitor: see the core's rules. */
     private final ReentrantLock lock = new ReentrantLock();
 
-    /** When the wake-up that is set rings, as a deadline; written under the lock. */
+    /** When the wake-up that is set rings, counted from the origin; written under the lock. */
     private volatile long armedFor = NONE;
 
     /** Guarded by the lock: the wake-up that is set. */
@@ -97,7 +120,7 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         if (this.closed) {
             throw new RejectedExecutionException("The timer is closed");
         }
-        return add(delay, action, action)::withdraw;
+        return add(delay, action, action);
     }
 
     /**
@@ -113,7 +136,7 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     @Override
     public Scheduled schedule(Duration delay, Wait wait) {
         Objects.requireNonNull(wait, "wait must not be null");
-        return add(delay, wait::elapsed, wait::abandoned)::withdraw;
+        return add(delay, wait::elapsed, wait::abandoned);
     }
 
     /**
@@ -128,12 +151,50 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
 
     /**
      * Returns how many deadlines have neither passed, nor been withdrawn, nor been abandoned. Counts
-     * them one by one: for tests and diagnostics, not for every call.
+     * them one by one under the timer's lock: for tests and diagnostics, not for every call.
      *
      * @return the number of pending deadlines
      */
     public int pending() {
-        return this.pending.size();
+        this.lock.lock();
+        try {
+            int pending = 0;
+            for (Deadline deadline : held()) {
+                pending += deadline.isPending() ? 1 : 0;
+            }
+            return pending;
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /**
+     * Returns how many deadlines the timer holds, pending or ended but not dropped yet, and how many
+     * of them still hold an action; for tests of what a withdrawn deadline retains.
+     */
+    Retained retained() {
+        this.lock.lock();
+        try {
+            int deadlines = 0;
+            int actions = 0;
+            for (Deadline deadline : held()) {
+                deadlines++;
+                actions += deadline.holdsAction() ? 1 : 0;
+            }
+            return new Retained(deadlines, actions);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Under the lock: every deadline the timer holds, wherever it is. */
+    private List<Deadline> held() {
+        List<Deadline> held = new ArrayList<>(this.due);
+        held.addAll(this.heap);
+        held.addAll(this.inbox);
+        return held;
     }
 
     /**
@@ -151,63 +212,55 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
      */
     @Override
     public void close() {
+        List<Deadline> abandoned = new ArrayList<>();
         this.lock.lock();
         try {
+            // Set before the inbox is drained: an add that the drain misses sees it, and abandons its own.
             this.closed = true;
             this.alarm.close();
+            this.ring = null;
+            this.armedFor = NONE;
+            drainInbox();
+            abandoned.addAll(this.due);
+            for (Deadline deadline = this.heap.poll(); deadline != null; deadline = this.heap.poll()) {
+                abandoned.add(deadline);
+            }
         }
         finally {
             this.lock.unlock();
         }
-        for (Map.Entry<Deadline, Boolean> entry = this.pending.pollFirstEntry(); entry != null;
-                entry = this.pending.pollFirstEntry()) {
-            entry.getKey().abandon.run();
+        for (Deadline deadline : abandoned) {
+            deadline.abandon();
         }
     }
 
     private Deadline add(Duration delay, Runnable fire, Runnable abandon) {
-        Deadline deadline = new Deadline(after(Durations.toWaitNanos(delay)), this.sequence.getAndIncrement(), fire,
-                abandon);
-        this.pending.put(deadline, Boolean.TRUE);
+        long now = this.clock.getAsLong() - this.origin;
+        long delayNanos = Durations.toWaitNanos(delay);
+        Deadline deadline = new Deadline((delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos,
+                fire, abandon);
+        this.inbox.add(deadline);
         if (this.closed) {
-            // Closed meanwhile: its sweep may have run before this deadline was added.
-            if (this.pending.remove(deadline) != null) {
-                abandon.run();
-            }
+            // Closed meanwhile: its drain may have run before this deadline was added, and no other will.
+            this.inbox.remove(deadline);
+            deadline.abandon();
         }
-        else if (deadline.at < this.armedFor) {
-            arm();
+        else {
+            // With no wake-up set, one within a second: withdrawn or not, the deadline is dropped by then.
+            long wakeUp = Math.min(deadline.at, now + SWEEP_NANOS);
+            if (wakeUp < this.armedFor) {
+                arm(wakeUp);
+            }
         }
         return deadline;
     }
 
-    /** The deadline {@code delayNanos} from now, counted from the origin, saturated rather than overflowing. */
-    private long after(long delayNanos) {
-        long now = this.clock.getAsLong() - this.origin;
-        return (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
-    }
-
-    /** Sets the wake-up for the earliest pending deadline, unless one is set for it or earlier already. */
-    private void arm() {
+    /** Sets the wake-up for {@code wakeUp}, unless one is set for it or earlier already. */
+    private void arm(long wakeUp) {
         this.lock.lock();
         try {
-            Deadline first = firstPending();
-            if (this.closed || first == null || first.at >= this.armedFor) {
-                return;
-            }
-            Alarm.@Nullable Ring previous = this.ring;
-            if (previous != null) {
-                previous.cancel();
-            }
-            this.armedFor = first.at;
-            long delay = Math.max(0, first.at - (this.clock.getAsLong() - this.origin));
-            try {
-                this.ring = this.alarm.set(delay, this::wake);
-            }
-            catch (RejectedExecutionException closedMeanwhile) {
-                // Only a closed alarm refuses; closing abandons what is pending.
-                this.ring = null;
-                this.armedFor = NONE;
+            if (!this.closed && wakeUp < this.armedFor) {
+                set(wakeUp, this.clock.getAsLong() - this.origin);
             }
         }
         finally {
@@ -219,28 +272,104 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
     private void wake() {
         this.lock.lock();
         try {
-            this.ring = null;
-            this.armedFor = NONE;
+            if (this.closed) {
+                return;
+            }
+            drainInbox();
+            long now = this.clock.getAsLong() - this.origin;
+            for (Deadline first = this.heap.peek(); first != null && first.at <= now; first = this.heap.peek()) {
+                this.due.add(this.heap.remove());
+            }
         }
         finally {
             this.lock.unlock();
         }
         try {
-            long now = this.clock.getAsLong() - this.origin;
-            for (Deadline first = firstPending(); first != null && first.at <= now; first = firstPending()) {
-                if (this.pending.remove(first) != null) {
-                    first.run();
-                }
+            // Outside the lock: a deadline withdrawn meanwhile does not run, as it ends once.
+            for (Deadline deadline : this.due) {
+                deadline.fire();
             }
         }
         finally {
-            arm();
+            rearm();
         }
     }
 
-    private @Nullable Deadline firstPending() {
-        Map.Entry<Deadline, Boolean> first = this.pending.firstEntry();
-        return (first != null) ? first.getKey() : null;
+    /** On the timer's thread, after running what was due: sweeps if it is time, then sets the next wake-up. */
+    private void rearm() {
+        this.lock.lock();
+        try {
+            if (this.closed) {
+                // Closing abandoned what was due and did not run.
+                this.due.clear();
+                return;
+            }
+            for (Deadline cutShort : this.due) {
+                // Still pending only if an action threw an error past the others: they run at the next wake-up.
+                if (cutShort.isPending()) {
+                    this.heap.add(cutShort);
+                }
+            }
+            this.due.clear();
+            long now = this.clock.getAsLong() - this.origin;
+            if (now - this.sweptAt >= SWEEP_NANOS) {
+                this.heap.removeIf((deadline) -> !deadline.isPending());
+                this.sweptAt = now;
+            }
+            long wakeUp;
+            do {
+                drainInbox();
+                wakeUp = nextWakeUp();
+                // Written before the inbox is read again: an add that this drain misses sees it.
+                this.armedFor = wakeUp;
+            }
+            while (!this.inbox.isEmpty());
+            set(wakeUp, now);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    /** Under the lock: moves what was added into the heap, in order of arrival, dropping what has ended. */
+    private void drainInbox() {
+        for (Deadline added = this.inbox.poll(); added != null; added = this.inbox.poll()) {
+            if (added.isPending()) {
+                added.arrival = this.arrivals++;
+                this.heap.add(added);
+            }
+        }
+    }
+
+    /** Under the lock: the earliest pending deadline, or the next sweep if earlier; {@link #NONE} if none is pending. */
+    private long nextWakeUp() {
+        Deadline first = this.heap.peek();
+        while (first != null && !first.isPending()) {
+            this.heap.remove();
+            first = this.heap.peek();
+        }
+        return (first != null) ? Math.min(first.at, this.sweptAt + SWEEP_NANOS) : NONE;
+    }
+
+    /** Under the lock: replaces the wake-up that is set, if any, with one at {@code wakeUp}, or {@link #NONE}. */
+    private void set(long wakeUp, long now) {
+        Alarm.@Nullable Ring previous = this.ring;
+        if (previous != null) {
+            previous.cancel();
+        }
+        this.ring = null;
+        this.armedFor = wakeUp;
+        if (wakeUp == NONE) {
+            return;
+        }
+        try {
+            this.ring = this.alarm.set(Math.max(0, wakeUp - now), this::wake);
+        }
+        catch (RejectedExecutionException closedMeanwhile) {
+            // Only a closed alarm refuses; closing abandons what is pending.
+            this.ring = null;
+            this.armedFor = NONE;
+        }
     }
 
     @Override
@@ -248,45 +377,111 @@ public final class DeadlineTimer implements AttemptScope.Timer, WaitScheduler, A
         return "DeadlineTimer[" + (isStarted() ? "started" : "idle") + ", " + this.alarm + "]";
     }
 
-    /** One deadline: ends once, as fired, withdrawn or abandoned. Ordered by when, then by when made. */
-    private final class Deadline implements Comparable<Deadline> {
+    /** How many deadlines a timer holds, and how many of them still hold an action. */
+    record Retained(int deadlines, int actions) {
+    }
+
+    /**
+     * One deadline, which is also its registration: ends once, as withdrawn, run or abandoned, decided
+     * by a compare-and-set of its state, and then lets go of its actions. Ordered by time, then by
+     * arrival, which the timer's thread numbers as it drains the inbox.
+     */
+    private static final class Deadline
+            implements Comparable<Deadline>, CallContext.Registration, WaitScheduler.Scheduled {
+
+        private static final int PENDING = 0;
+
+        private static final int WITHDRAWN = 1;
+
+        private static final int RAN = 2;
+
+        private static final int ABANDONED = 3;
+
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Deadline.class, "state", int.class);
+            }
+            catch (ReflectiveOperationException ex) {
+                throw new ExceptionInInitializerError(ex);
+            }
+        }
 
         private final long at;
 
-        private final long sequence;
+        /** Set by the timer's thread, under its lock, before the deadline enters the heap. */
+        private long arrival;
 
-        private final Runnable fire;
+        private @Nullable Runnable fire;
 
-        private final Runnable abandon;
+        private @Nullable Runnable abandon;
 
-        Deadline(long at, long sequence, Runnable fire, Runnable abandon) {
+        /** {@link #PENDING} until it ends; left to its default, as a volatile write would cost each deadline a fence. */
+        private volatile int state;
+
+        Deadline(long at, Runnable fire, Runnable abandon) {
             this.at = at;
-            this.sequence = sequence;
             this.fire = fire;
             this.abandon = abandon;
         }
 
-        /** Withdraws it; the wake-up set for it, if any, rings for nothing. */
-        void withdraw() {
-            DeadlineTimer.this.pending.remove(this);
+        /** Withdraws it, if it has not ended: the timer's thread drops it when it next comes across it. */
+        @Override
+        public void close() {
+            end(WITHDRAWN);
+        }
+
+        @Override
+        public void cancel() {
+            end(WITHDRAWN);
+        }
+
+        boolean isPending() {
+            return this.state == PENDING;
+        }
+
+        boolean holdsAction() {
+            return this.fire != null || this.abandon != null;
         }
 
         /** Fires it, reporting what it throws to the thread's handler so that later deadlines still run. */
-        void run() {
-            try {
-                this.fire.run();
-            }
-            catch (RuntimeException ex) {
-                Thread thread = Thread.currentThread();
-                thread.getUncaughtExceptionHandler().uncaughtException(thread, ex);
+        void fire() {
+            Runnable action = end(RAN);
+            if (action != null) {
+                try {
+                    action.run();
+                }
+                catch (RuntimeException ex) {
+                    Thread thread = Thread.currentThread();
+                    thread.getUncaughtExceptionHandler().uncaughtException(thread, ex);
+                }
             }
         }
 
-        /** Consistent with identity, which {@code equals} keeps: no two deadlines share a sequence number. */
+        void abandon() {
+            Runnable action = end(ABANDONED);
+            if (action != null) {
+                action.run();
+            }
+        }
+
+        /** Ends it if pending, letting go of its actions; returns the one to run, or null if it had ended. */
+        private @Nullable Runnable end(int how) {
+            if (!STATE.compareAndSet(this, PENDING, how)) {
+                return null;
+            }
+            Runnable action = (how == ABANDONED) ? this.abandon : this.fire;
+            this.fire = null;
+            this.abandon = null;
+            return action;
+        }
+
+        /** Consistent with identity once in the heap: no two deadlines there share an arrival. */
         @Override
         public int compareTo(Deadline other) {
             int byTime = Long.compare(this.at, other.at);
-            return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+            return (byTime != 0) ? byTime : Long.compare(this.arrival, other.arrival);
         }
     }
 

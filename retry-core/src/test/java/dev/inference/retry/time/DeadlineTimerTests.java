@@ -14,8 +14,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -43,14 +45,15 @@ class DeadlineTimerTests {
         }
 
         @Test
-        void runInTheOrderOfTheirDeadlines() {
-            timer.schedule(Duration.ofSeconds(3), () -> happened.add("c"));
-            timer.schedule(Duration.ofSeconds(1), () -> happened.add("a"));
+        void runInTheOrderOfTheirDeadlinesThenInTheOrderTheyWereScheduled() {
             timer.schedule(Duration.ofSeconds(2), () -> happened.add("b"));
+            timer.schedule(Duration.ofSeconds(3), () -> happened.add("d"));
+            timer.schedule(Duration.ofSeconds(1), () -> happened.add("a"));
+            timer.schedule(Duration.ofSeconds(2), () -> happened.add("c"));
 
             alarm.advance(Duration.ofSeconds(3));
 
-            assertThat(happened).containsExactly("a", "b", "c");
+            assertThat(happened).containsExactly("a", "b", "c", "d");
         }
 
         @Test
@@ -58,10 +61,10 @@ class DeadlineTimerTests {
             CallContext.Registration registration = timer.schedule(Duration.ofSeconds(1), () -> happened.add("a"));
 
             registration.close();
+            assertThat(timer.pending()).isZero();
             alarm.advance(Duration.ofSeconds(2));
 
             assertThat(happened).isEmpty();
-            assertThat(timer.pending()).isZero();
         }
 
         @Test
@@ -87,14 +90,45 @@ class DeadlineTimerTests {
         }
 
         @Test
+        void cutShortByAnErrorOfAnotherRunAtTheNextWakeUp() {
+            timer.schedule(Duration.ofSeconds(1), () -> {
+                throw new AssertionError("boom");
+            });
+            timer.schedule(Duration.ofSeconds(1), () -> happened.add("b"));
+
+            assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> alarm.advance(Duration.ofSeconds(1)))
+                .withMessage("boom");
+            assertThat(happened).isEmpty();
+            alarm.advance(Duration.ZERO);
+
+            assertThat(happened).containsExactly("b");
+        }
+
+        @Test
         void ofTheLongestDurationDoNotOverflowIntoThePast() {
             timer.schedule(Duration.ofSeconds(Long.MAX_VALUE), () -> happened.add("never"));
             timer.schedule(Duration.ofSeconds(1), () -> happened.add("a"));
 
-            alarm.advance(Duration.ofDays(365));
+            alarm.advance(Duration.ofMinutes(1));
 
             assertThat(happened).containsExactly("a");
             assertThat(timer.pending()).isOne();
+        }
+
+        @Test
+        void areNoLongerHeldOnceRun() {
+            timer.schedule(Duration.ofSeconds(1), () -> happened.add("a"));
+
+            alarm.advance(Duration.ofSeconds(1));
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(0, 0));
+        }
+
+        @Test
+        void letGoOfTheirActionOnceWithdrawnThoughTheTimerStillHoldsThem() {
+            timer.schedule(Duration.ofSeconds(30), () -> happened.add("a")).close();
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(1, 0));
         }
     }
 
@@ -102,13 +136,20 @@ class DeadlineTimerTests {
     class WakeUps {
 
         @Test
+        void areSetWithinASecondForALaterDeadline() {
+            timer.schedule(Duration.ofSeconds(30), () -> happened.add("a"));
+
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(1));
+        }
+
+        @Test
         void areNotSetForADeadlineNoEarlierThanTheOneAwaited() {
             timer.schedule(Duration.ofSeconds(30), () -> happened.add("a"));
             alarm.advance(Duration.ofMillis(1));
             timer.schedule(Duration.ofSeconds(30), () -> happened.add("b"));
-            timer.schedule(Duration.ofSeconds(40), () -> happened.add("c"));
+            timer.schedule(Duration.ofMillis(999), () -> happened.add("c"));
 
-            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(30));
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(1));
         }
 
         @Test
@@ -116,30 +157,77 @@ class DeadlineTimerTests {
             timer.schedule(Duration.ofSeconds(30), () -> happened.add("a")).close();
             timer.schedule(Duration.ofSeconds(30), () -> happened.add("b")).close();
 
-            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(30));
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(1));
             assertThat(alarm.pendingRings()).isOne();
         }
 
         @Test
         void areSetAgainForAnEarlierDeadlineReplacingTheLaterOne() {
             timer.schedule(Duration.ofSeconds(30), () -> happened.add("a"));
-            timer.schedule(Duration.ofSeconds(5), () -> happened.add("b"));
+            timer.schedule(Duration.ofMillis(200), () -> happened.add("b"));
 
-            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(5));
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(1), Duration.ofMillis(200));
             assertThat(alarm.pendingRings()).isOne();
         }
 
         @Test
         void setTheNextOneWhenTheDeadlineAwaitedWasWithdrawn() {
-            timer.schedule(Duration.ofSeconds(10), () -> happened.add("a")).close();
-            timer.schedule(Duration.ofSeconds(20), () -> happened.add("b"));
+            timer.schedule(Duration.ofMillis(300), () -> happened.add("a")).close();
+            timer.schedule(Duration.ofMillis(800), () -> happened.add("b"));
 
-            alarm.advance(Duration.ofSeconds(10));
+            alarm.advance(Duration.ofMillis(300));
             assertThat(happened).isEmpty();
-            assertThat(alarm.setDelays()).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(10));
-            alarm.advance(Duration.ofSeconds(10));
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofMillis(300), Duration.ofMillis(500));
+            alarm.advance(Duration.ofMillis(500));
 
             assertThat(happened).containsExactly("b");
+        }
+
+        @Test
+        void comeOnceASecondWhileADeadlineIsPending() {
+            timer.schedule(Duration.ofSeconds(30), () -> happened.add("a"));
+
+            alarm.advance(Duration.ofSeconds(30));
+
+            assertThat(alarm.setDelays()).hasSize(30).containsOnly(Duration.ofSeconds(1));
+        }
+
+        @Test
+        void dropWithdrawnDeadlinesWithinASecondAndEndOnceNothingIsPending() {
+            for (int i = 0; i < 10_000; i++) {
+                timer.schedule(Duration.ofSeconds(30), () -> happened.add("never")).close();
+            }
+
+            alarm.advance(Duration.ofSeconds(1));
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(0, 0));
+            assertThat(alarm.pendingRings()).isZero();
+        }
+
+        @Test
+        void dropDeadlinesWithdrawnBehindAPendingOneWithinASecond() {
+            timer.schedule(Duration.ofSeconds(10), () -> happened.add("a"));
+            List<CallContext.Registration> later = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) {
+                later.add(timer.schedule(Duration.ofSeconds(30), () -> happened.add("never")));
+            }
+            alarm.advance(Duration.ofSeconds(1));
+            later.forEach(CallContext.Registration::close);
+
+            alarm.advance(Duration.ofSeconds(1));
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(1, 1));
+            assertThat(timer.pending()).isOne();
+        }
+
+        @Test
+        void areSetOnceForADeadlineThatRunsOnIt() {
+            timer.schedule(Duration.ofMillis(500), () -> happened.add("a"));
+
+            alarm.advance(Duration.ofMillis(500));
+
+            assertThat(happened).containsExactly("a");
+            assertThat(alarm.setDelays()).containsExactly(Duration.ofMillis(500));
         }
 
         @Test
@@ -172,6 +260,13 @@ class DeadlineTimerTests {
             alarm.advance(Duration.ofSeconds(2));
 
             assertThat(happened).isEmpty();
+        }
+
+        @Test
+        void letGoOfTheWaitOnceCancelledThoughTheTimerStillHoldsThem() {
+            timer.schedule(Duration.ofSeconds(2), recording("a")).cancel();
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(1, 0));
         }
     }
 
@@ -224,6 +319,10 @@ class DeadlineTimerTests {
     @Nested
     class ItsOwnThread {
 
+        private static final int THREADS = 4;
+
+        private static final int EACH = 2_000;
+
         @Test
         void startsWithTheFirstDeadlineAndRunsTheActionsAsADaemon() {
             DeadlineTimer real = new DeadlineTimer("deadline-timer-test");
@@ -249,26 +348,16 @@ class DeadlineTimerTests {
         @Test
         void runsEveryDeadlineThatIsNotWithdrawnExactlyOnceWhileThreadsScheduleAndWithdraw() throws Exception {
             DeadlineTimer real = new DeadlineTimer("deadline-timer-test");
-            int threads = 4;
-            int each = 2_000;
-            AtomicIntegerArray runs = new AtomicIntegerArray(threads * each);
-            ExecutorService callers = Executors.newFixedThreadPool(threads);
+            AtomicIntegerArray runs = new AtomicIntegerArray(THREADS * EACH);
+            ExecutorService callers = Executors.newFixedThreadPool(THREADS);
             try {
-                List<Future<?>> scheduled = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    int first = t * each;
-                    scheduled.add(callers.submit(() -> {
-                        for (int i = first; i < first + each; i++) {
-                            int index = i;
-                            // Later and earlier deadlines mixed, so that wake-ups are both kept and replaced.
-                            CallContext.Registration registration = real.schedule(
-                                    Duration.ofNanos((index * 7919L) % 2_000_000), () -> runs.incrementAndGet(index));
-                            if (index % 2 == 1) {
-                                registration.close();
-                            }
-                        }
-                    }));
-                }
+                List<Future<?>> scheduled = scheduleFromEveryThread(callers, (index) -> {
+                    CallContext.Registration registration = real.schedule(mixedDelay(index),
+                            () -> runs.incrementAndGet(index));
+                    if (index % 2 == 1) {
+                        registration.close();
+                    }
+                });
                 for (Future<?> caller : scheduled) {
                     caller.get(10, TimeUnit.SECONDS);
                 }
@@ -287,6 +376,76 @@ class DeadlineTimerTests {
                 callers.shutdownNow();
                 real.close();
             }
+        }
+
+        @Test
+        void endsEveryWaitExactlyOnceWhenClosedWhileThreadsSchedule() throws Exception {
+            DeadlineTimer real = new DeadlineTimer("deadline-timer-test");
+            AtomicIntegerArray ends = new AtomicIntegerArray(THREADS * EACH);
+            AtomicInteger ended = new AtomicInteger();
+            ExecutorService callers = Executors.newFixedThreadPool(THREADS);
+            try {
+                List<Future<?>> scheduled = scheduleFromEveryThread(callers, (index) -> {
+                    Runnable end = () -> {
+                        ends.incrementAndGet(index);
+                        ended.incrementAndGet();
+                    };
+                    real.schedule(mixedDelay(index), new WaitScheduler.Wait() {
+
+                        @Override
+                        public void elapsed() {
+                            end.run();
+                        }
+
+                        @Override
+                        public void abandoned() {
+                            end.run();
+                        }
+                    });
+                });
+                // Closed once the first wait has ended: most likely, others are pending and more are coming.
+                long first = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (ended.get() == 0 && System.nanoTime() < first) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
+                }
+                real.close();
+                for (Future<?> caller : scheduled) {
+                    caller.get(10, TimeUnit.SECONDS);
+                }
+                // A deadline that was running as the timer closed may still be ending on its thread.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (ended.get() < ends.length() && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+
+                assertThat(real.pending()).isZero();
+                for (int i = 0; i < ends.length(); i++) {
+                    assertThat(ends.get(i)).as("ends of wait %d", i).isOne();
+                }
+            }
+            finally {
+                callers.shutdownNow();
+                real.close();
+            }
+        }
+
+        /** Calls {@code schedule} for {@link #EACH} indices on each of {@link #THREADS} threads at once. */
+        private List<Future<?>> scheduleFromEveryThread(ExecutorService callers, IntConsumer schedule) {
+            List<Future<?>> scheduled = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int first = t * EACH;
+                scheduled.add(callers.submit(() -> {
+                    for (int index = first; index < first + EACH; index++) {
+                        schedule.accept(index);
+                    }
+                }));
+            }
+            return scheduled;
+        }
+
+        /** Later and earlier deadlines mixed, up to 2 ms, so that wake-ups are both kept and replaced. */
+        private Duration mixedDelay(int index) {
+            return Duration.ofNanos((index * 7919L) % 2_000_000);
         }
     }
 
@@ -312,7 +471,8 @@ class DeadlineTimerTests {
 
         private final List<Duration> setDelays = new ArrayList<>();
 
-        private long now = 1_000;
+        /** Negative, as {@link System#nanoTime()} may be, and far from zero, so that the origin matters. */
+        private long now = -Duration.ofDays(1).toNanos();
 
         private boolean closed;
 
