@@ -205,6 +205,15 @@ class DeadlineTimerTests {
         }
 
         @Test
+        void areNotWaitedForToDropTheDeadlinesWithdrawnOneAfterAnother() {
+            for (int i = 0; i < 10_000; i++) {
+                timer.schedule(Duration.ofSeconds(30), () -> happened.add("never")).close();
+            }
+
+            assertThat(timer.retained()).isEqualTo(new DeadlineTimer.Retained(1, 0));
+        }
+
+        @Test
         void dropDeadlinesWithdrawnBehindAPendingOneWithinASecond() {
             timer.schedule(Duration.ofSeconds(10), () -> happened.add("a"));
             List<CallContext.Registration> later = new ArrayList<>();
