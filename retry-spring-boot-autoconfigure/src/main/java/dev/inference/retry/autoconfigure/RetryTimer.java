@@ -12,7 +12,8 @@ import java.util.concurrent.RejectedExecutionException;
  * of every retrier ({@link AttemptScope.Timer}) and the waits of the integrations that must not block,
  * such as the Spring AI models' asynchronous exchanges ({@link WaitScheduler}). A {@link DeadlineTimer}:
  * one daemon thread, started by the first task (an application with no timeout and no asynchronous
- * retry starts none), ended after it has been idle a while, woken only for the earliest deadline.
+ * retry starts none), ended after it has been idle a while, woken for the earliest deadline and, while
+ * deadlines are pending, at most once a second to drop those withdrawn.
  *
  * <p>Closing it (the context does, as it closes) abandons what is pending, so that no call hangs on a
  * task that will never run: a wait is told {@linkplain WaitScheduler.Wait#abandoned() abandoned}, and
