@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -226,7 +225,12 @@ public final class FallbackChain {
 
     /** A new list of {@code size} members that have no model name of their own. */
     private static List<@Nullable String> noModels(int size) {
-        return new ArrayList<>(Collections.nCopies(size, null));
+        // A loop, not nCopies: NullAway types a copy of nCopies(size, null) as a list of non-null names.
+        List<@Nullable String> models = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            models.add(null);
+        }
+        return models;
     }
 
     /**
