@@ -23,12 +23,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The timer of attempt timeouts, stream watches and waits that must not block: one daemon thread,
  * started by the first deadline and ended after it has been idle a while. Almost every timeout is
- * withdrawn long before it passes (the attempt answered), so a call's side touches nothing another
- * thread holds: scheduling adds the deadline to a lock-free inbox, and withdrawing only marks it ended.
- * The thread sorts what was added when it wakes: for the earliest pending deadline and, while any is
- * pending, at most once a second besides, to drop the withdrawn ones, so that what they hold stays
- * bounded by about a second of traffic. A call that woke the thread each time would pay a thread's
- * wake-up, which on a small virtual machine costs more than the rest of the retry.
+ * withdrawn long before it passes (the attempt answered), so a call's side takes no lock and wakes no
+ * thread: scheduling adds the deadline to a lock-free inbox, dropping the ended ones at its head, and
+ * withdrawing only marks it ended. The thread sorts what was added when it wakes: for the earliest
+ * pending deadline and, while any is pending, at most once a second besides, to drop the withdrawn
+ * ones that a deadline still pending kept in the inbox, so that what they hold stays bounded by about a
+ * second of traffic. A call that woke the thread each time would pay a thread's wake-up, which on a
+ * small virtual machine costs more than the rest of the retry.
  *
  * <p>Closing it abandons what is pending, so that no call hangs on a task that will never run: a wait
  * is told {@linkplain WaitScheduler.Wait#abandoned() abandoned} and a timeout runs at once, abandoning

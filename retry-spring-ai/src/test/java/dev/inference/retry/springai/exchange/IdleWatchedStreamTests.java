@@ -52,13 +52,7 @@ class IdleWatchedStreamTests {
 
         @Test
         void aDataEventEndsTheSilence() throws IOException {
-            IdleWatchedStream watched = watch("data: {\"a\":1}\n\n");
-
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 3);
-            timer.advance(Duration.ofSeconds(9));
-
-            assertThat(stalls).isEmpty();
+            assertThat(stallsWithItsEventsReadLate(watch("data: {\"a\":1}\n\n"), timer, 3)).isFalse();
         }
 
         @Test
@@ -68,23 +62,14 @@ class IdleWatchedStreamTests {
                 IdleWatchedStream watched = IdleWatchedStream.watch(new byte[0], stream(event), IDLE, retrierOn(clock),
                         closes::incrementAndGet);
 
-                clock.advance(Duration.ofSeconds(9));
-                readEvents(watched, 1);
-                clock.advance(Duration.ofSeconds(9));
-
-                assertThat(closes).as(event).hasValue(0);
+                assertThat(stallsWithItsEventsReadLate(watched, clock, 1)).as(event).isFalse();
             }
         }
 
         @Test
         void aDataLineLongerThanAnyReadEndsTheSilenceOnceItsEventEnds() throws IOException {
-            IdleWatchedStream watched = watch("data: " + "x".repeat(20_000) + "\n\n");
-
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 4096);
-            timer.advance(Duration.ofSeconds(9));
-
-            assertThat(stalls).isEmpty();
+            assertThat(stallsWithItsEventsReadLate(watch("data: " + "x".repeat(20_000) + "\n\n"), timer, 4096))
+                .isFalse();
         }
 
         @Test
@@ -93,22 +78,12 @@ class IdleWatchedStreamTests {
             IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("ond\n\n"), IDLE, retrier,
                     closes::incrementAndGet);
 
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 64);
-            timer.advance(Duration.ofSeconds(9));
-
-            assertThat(stalls).isEmpty();
+            assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isFalse();
         }
 
         @Test
         void anEventNamedLikePingButLongerIsAnEvent() throws IOException {
-            IdleWatchedStream watched = watch("event: pingback\ndata: {}\n\n");
-
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 2);
-            timer.advance(Duration.ofSeconds(9));
-
-            assertThat(stalls).isEmpty();
+            assertThat(stallsWithItsEventsReadLate(watch("event: pingback\ndata: {}\n\n"), timer, 2)).isFalse();
         }
     }
 
@@ -117,24 +92,14 @@ class IdleWatchedStreamTests {
 
         @Test
         void aPingEventIsSilence() throws IOException {
-            IdleWatchedStream watched = watch("event: ping\ndata: {\"type\": \"ping\"}\n\n");
-
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 5);
-            timer.advance(Duration.ofSeconds(1));
-
+            assertThat(stallsWithItsEventsReadLate(watch("event: ping\ndata: {\"type\": \"ping\"}\n\n"), timer, 5))
+                .isTrue();
             assertThat(stalls).singleElement().satisfies((stall) -> assertThat(stall.idleTimeout()).isEqualTo(IDLE));
         }
 
         @Test
         void aCommentIsSilence() throws IOException {
-            IdleWatchedStream watched = watch(": keep-alive\n\n");
-
-            timer.advance(Duration.ofSeconds(9));
-            readEvents(watched, 7);
-            timer.advance(Duration.ofSeconds(1));
-
-            assertThat(stalls).hasSize(1);
+            assertThat(stallsWithItsEventsReadLate(watch(": keep-alive\n\n"), timer, 7)).isTrue();
         }
     }
 
@@ -174,6 +139,20 @@ class IdleWatchedStreamTests {
             assertThat(stalls).isEmpty();
             assertThat(timer.pending()).isZero();
         }
+    }
+
+    /**
+     * Reads every event of a watched stream 9 s into its watch, in pieces of at most {@code piece} bytes,
+     * then lets the watch's first 10 s run out: tells whether the stream was ended as stalled, which it
+     * is unless what was read ended the silence.
+     */
+    private boolean stallsWithItsEventsReadLate(IdleWatchedStream watched, ManualTimer clock, int piece)
+            throws IOException {
+        int before = this.closes.get();
+        clock.advance(Duration.ofSeconds(9));
+        readEvents(watched, piece);
+        clock.advance(Duration.ofSeconds(1));
+        return this.closes.get() > before;
     }
 
     private IdleWatchedStream watch(String events) {
