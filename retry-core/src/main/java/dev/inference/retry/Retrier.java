@@ -87,8 +87,9 @@ public final class Retrier {
     private final boolean enabled;
 
     /**
-     * The settings in force: this retrier itself until {@link #refresh} puts a private copy of another's
-     * in their place, which is never refreshed itself, so that its own fields are the settings.
+     * The settings in force: a private copy, of this retrier's own settings until {@link #refresh} puts
+     * one of another's in their place. A copy is never refreshed itself, so that its own fields are the
+     * settings; this initial value serves the copies.
      */
     private volatile Retrier current = this;
 
@@ -113,6 +114,9 @@ public final class Retrier {
         this.firstInvokeSucceeded = new AttemptEvent(this.name, Operation.INVOKE, 1, null, false);
         this.firstStreamSucceeded = new AttemptEvent(this.name, Operation.STREAM, 1, null, false);
         this.enabled = builder.enabled;
+        // Never this retrier itself: its accessors read the settings in force, which a refresh replaces while
+        // a step that took them as its snapshot still decides.
+        this.current = new Retrier(this);
     }
 
     /** A copy of another retrier's settings, for {@link #refresh}: private, so never refreshed itself. */

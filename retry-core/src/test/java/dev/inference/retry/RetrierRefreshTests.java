@@ -96,6 +96,26 @@ class RetrierRefreshTests {
         }
 
         @Test
+        void neverMixInOneDecisionWhenTheFirstRefreshComesInTheMiddleOfIt() {
+            AtomicReference<@Nullable Retrier> built = new AtomicReference<>();
+            // The classifier runs within the decision about attempt 1, after its step read the settings.
+            Retrier retrier = retrier(1).classifier((failure) -> {
+                Retrier self = built.getAndSet(null);
+                if (self != null) {
+                    self.refresh(retrier(3).build());
+                }
+                return Retrier.FailureClassifier.STANDARD.classify(failure);
+            }).build();
+            built.set(retrier);
+
+            // Decided whole under maxAttempts 1, as the step read it: no retry.
+            assertThatExceptionOfType(ExhaustedException.class)
+                .isThrownBy(() -> RetryClient.of(failingAlways(), retrier).invoke(REQUEST))
+                .satisfies((ex) -> assertThat(ex.attempts()).isEqualTo(1));
+            assertThat(retrier.policy().maxAttempts()).isEqualTo(3);
+        }
+
+        @Test
         void mustBeOfARetrierOfTheSameName() {
             Retrier retrier = retrier(2).build();
 
