@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Waiting threads park and are unparked by {@link #cancel()}; nothing here takes a monitor, so
  * virtual threads waiting on a cancellation are never pinned to their carrier. Callbacks are held
  * only until they run or their registration is closed, so a long-lived context does not collect
- * the callbacks of every call made with it. The two sets are made when first needed: most attempts'
- * contexts are never waited on, and many never hold an action.
+ * the callbacks of every call made with it. An action registered while no other is held is held
+ * without a set, and the two sets are made when first needed: most attempts' contexts are never
+ * waited on and hold one action at a time (a transport's abort, then its response's close), so they
+ * make no set at all, and the threads that register, withdraw and cancel touch one field.
  */
 final class Cancellation {
 
@@ -23,11 +25,14 @@ final class Cancellation {
 
     private static final VarHandle CALLBACKS;
 
+    private static final VarHandle SINGLE;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             WAITERS = lookup.findVarHandle(Cancellation.class, "waiters", Set.class);
             CALLBACKS = lookup.findVarHandle(Cancellation.class, "callbacks", Set.class);
+            SINGLE = lookup.findVarHandle(Cancellation.class, "single", Callback.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
@@ -39,7 +44,13 @@ final class Cancellation {
     /** Made by the first {@link #await}; read by {@link #cancel()} after it sets {@link #cancelled}. */
     private volatile @Nullable Set<Thread> waiters;
 
-    /** Made by the first {@link #onCancel}; read by {@link #cancel()} after it sets {@link #cancelled}. */
+    /**
+     * An action registered while this field was empty; whoever takes it out (its registration's close,
+     * {@link #cancel()}, or its own registration finding the cancellation done) decides what becomes of it.
+     */
+    private volatile @Nullable Callback single;
+
+    /** The actions registered while {@link #single} was held; made by the first of them. */
     private volatile @Nullable Set<Callback> callbacks;
 
     boolean isCancelled() {
@@ -53,8 +64,9 @@ final class Cancellation {
             if (parked != null) {
                 parked.forEach(LockSupport::unpark);
             }
+            Callback first = (Callback) SINGLE.getAndSet(this, null);
+            RuntimeException failure = (first != null) ? first.run(null) : null;
             Set<Callback> actions = this.callbacks;
-            RuntimeException failure = null;
             if (actions != null) {
                 for (Callback callback : actions) {
                     failure = callback.fire(failure);
@@ -69,13 +81,14 @@ final class Cancellation {
     /** Returns how many registered actions are held, neither run nor withdrawn yet. */
     int registeredActions() {
         Set<Callback> actions = this.callbacks;
-        return (actions != null) ? actions.size() : 0;
+        return ((this.single != null) ? 1 : 0) + ((actions != null) ? actions.size() : 0);
     }
 
     CallContext.Registration onCancel(Runnable action) {
-        Set<Callback> actions = made(CALLBACKS);
-        Callback callback = new Callback(action, actions);
-        actions.add(callback);
+        Callback callback = new Callback(action, this);
+        if (!SINGLE.compareAndSet(this, null, callback)) {
+            this.<Callback>made(CALLBACKS).add(callback);
+        }
         // Added before checking: a cancel() racing with us either fires the callback or is seen here.
         if (isCancelled()) {
             RuntimeException failure = callback.fire(null);
@@ -112,23 +125,28 @@ final class Cancellation {
         return (won != null) ? won : made;
     }
 
-    /** One registered action; whoever removes it from the set runs it, so it runs at most once. */
+    /**
+     * One registered action, held in {@code single} or in the set, never moved from one to the other;
+     * whoever takes it out runs it, so it runs at most once.
+     */
     private static final class Callback implements CallContext.Registration {
 
         private final Runnable action;
 
-        private final Set<Callback> registered;
+        private final Cancellation owner;
 
-        Callback(Runnable action, Set<Callback> registered) {
+        Callback(Runnable action, Cancellation owner) {
             this.action = action;
-            this.registered = registered;
+            this.owner = owner;
         }
 
         /** Runs the action unless it ran or was closed; returns the failures so far, this one's added. */
         @Nullable RuntimeException fire(@Nullable RuntimeException failures) {
-            if (!this.registered.remove(this)) {
-                return failures;
-            }
+            return takeOut() ? run(failures) : failures;
+        }
+
+        /** Runs the action, taken out already; returns the failures so far, this one's added. */
+        @Nullable RuntimeException run(@Nullable RuntimeException failures) {
             try {
                 this.action.run();
                 return failures;
@@ -144,7 +162,16 @@ final class Cancellation {
 
         @Override
         public void close() {
-            this.registered.remove(this);
+            takeOut();
+        }
+
+        /** Takes it out of where it is held; {@code true} for the one caller that did. */
+        private boolean takeOut() {
+            if (SINGLE.compareAndSet(this.owner, this, null)) {
+                return true;
+            }
+            Set<Callback> actions = this.owner.callbacks;
+            return actions != null && actions.remove(this);
         }
     }
 }

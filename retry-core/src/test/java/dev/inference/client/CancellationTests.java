@@ -57,9 +57,61 @@ class CancellationTests {
         assertThat(runs).hasValue(1);
     }
 
+    @Test
+    void runsEachActionStillHeldOnceWhenCancelledAndNoneThatWasWithdrawn() {
+        Cancellation cancellation = new Cancellation();
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger withdrawn = new AtomicInteger();
+        AtomicInteger third = new AtomicInteger();
+        cancellation.onCancel(first::incrementAndGet);
+        cancellation.onCancel(withdrawn::incrementAndGet).close();
+        cancellation.onCancel(third::incrementAndGet);
+        cancellation.cancel();
+        assertThat(first).hasValue(1);
+        assertThat(withdrawn).hasValue(0);
+        assertThat(third).hasValue(1);
+        assertThat(cancellation.registeredActions()).isZero();
+    }
+
+    @Test
+    void runsAnActionRegisteredAfterTheOneBeforeItWasWithdrawn() {
+        Cancellation cancellation = new Cancellation();
+        AtomicInteger withdrawn = new AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
+        CallContext.Registration registration = cancellation.onCancel(withdrawn::incrementAndGet);
+        registration.close();
+        cancellation.onCancel(next::incrementAndGet);
+        registration.close();
+        assertThat(cancellation.registeredActions()).isOne();
+        cancellation.cancel();
+        assertThat(withdrawn).hasValue(0);
+        assertThat(next).hasValue(1);
+    }
+
+    /** As below, for an action registered while another is held, which the cancellation holds apart. */
+    @Test
+    @Timeout(60)
+    void runsASecondActionRacingWithCancelExactlyOnce() throws Exception {
+        ExecutorService cancellers = Executors.newSingleThreadExecutor();
+        try {
+            for (int i = 0; i < 2_000; i++) {
+                Cancellation cancellation = new Cancellation();
+                AtomicInteger runs = new AtomicInteger();
+                cancellation.onCancel(runs::incrementAndGet);
+                Future<?> cancelling = cancellers.submit(cancellation::cancel);
+                cancellation.onCancel(runs::incrementAndGet);
+                cancelling.get();
+                assertThat(runs).hasValue(2);
+            }
+        }
+        finally {
+            cancellers.shutdownNow();
+        }
+    }
+
     /**
      * An action registered while another thread cancels must run exactly once, whichever side
-     * wins the race: both try to take it out of the set, and only the winner runs it.
+     * wins the race: both try to take it out of where it is held, and only the winner runs it.
      */
     @Test
     @Timeout(60)
