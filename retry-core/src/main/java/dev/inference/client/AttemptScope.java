@@ -1,6 +1,8 @@
 package dev.inference.client;
 
 import dev.inference.failure.AttemptTimeoutException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -9,7 +11,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,6 +49,17 @@ public final class AttemptScope implements AutoCloseable {
         CLOSED
     }
 
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(AttemptScope.class, "state", State.class);
+        }
+        catch (ReflectiveOperationException ex) {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     private final CallContext caller;
 
     private final Cancellation cancellation = new Cancellation();
@@ -56,7 +68,8 @@ public final class AttemptScope implements AutoCloseable {
 
     private final @Nullable Duration timeout;
 
-    private final AtomicReference<State> state;
+    /** Changed by compare-and-set only, as the transitions in {@link #end} allow. */
+    private volatile State state;
 
     /** What an abort action threw when the timer ran it, for the timeout's failure to carry. */
     private volatile @Nullable RuntimeException abortFailure;
@@ -69,7 +82,7 @@ public final class AttemptScope implements AutoCloseable {
     private AttemptScope(CallContext caller, @Nullable Duration timeout) {
         this.caller = caller;
         this.timeout = timeout;
-        this.state = new AtomicReference<>((timeout != null) ? State.RUNNING : State.UNTIMED);
+        this.state = (timeout != null) ? State.RUNNING : State.UNTIMED;
         this.context = caller.attemptContext(this.cancellation, this);
         this.callerCancellation = caller.onCancel(() -> end(State.CALLER_CANCELLED));
     }
@@ -96,7 +109,7 @@ public final class AttemptScope implements AutoCloseable {
             throw ex;
         }
         // A timer that ran the task at once, or the scope closed meanwhile: nothing left to withdraw.
-        if (scope.state.get() != State.RUNNING) {
+        if (scope.state != State.RUNNING) {
             scope.timer.close();
         }
         return scope;
@@ -130,7 +143,7 @@ public final class AttemptScope implements AutoCloseable {
      * @return {@code true} when the attempt timed out
      */
     public boolean timedOut() {
-        return this.state.get() == State.TIMED_OUT;
+        return this.state == State.TIMED_OUT;
     }
 
     /**
@@ -151,7 +164,7 @@ public final class AttemptScope implements AutoCloseable {
      * ends the attempt. Has no effect once the timeout has passed, or when there is none.
      */
     public void cancelTimeout() {
-        if (this.state.compareAndSet(State.RUNNING, State.UNTIMED)) {
+        if (STATE.compareAndSet(this, State.RUNNING, State.UNTIMED)) {
             this.timer.close();
         }
     }
@@ -186,14 +199,17 @@ public final class AttemptScope implements AutoCloseable {
      */
     @Override
     public void close() {
-        this.state.updateAndGet((now) -> (now == State.RUNNING || now == State.UNTIMED) ? State.CLOSED : now);
+        State now = this.state;
+        while ((now == State.RUNNING || now == State.UNTIMED) && !STATE.compareAndSet(this, now, State.CLOSED)) {
+            now = this.state;
+        }
         this.timer.close();
         this.callerCancellation.close();
     }
 
     /** The attempt context's failure once it is done by its own doing; the caller's is asked first. */
     RuntimeException ownFailure() {
-        State end = this.state.get();
+        State end = this.state;
         if (end == State.TIMED_OUT) {
             return timeoutFailure();
         }
@@ -225,13 +241,13 @@ public final class AttemptScope implements AutoCloseable {
     private void end(State end) {
         State from;
         do {
-            from = this.state.get();
+            from = this.state;
             // Only a running attempt ends, and its timeout ends it only while armed.
             if ((from != State.RUNNING && from != State.UNTIMED) || (end == State.TIMED_OUT && from != State.RUNNING)) {
                 return;
             }
         }
-        while (!this.state.compareAndSet(from, end));
+        while (!STATE.compareAndSet(this, from, end));
         if (end != State.TIMED_OUT) {
             this.timer.close();
         }
@@ -240,7 +256,7 @@ public final class AttemptScope implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "AttemptScope[" + String.valueOf(this.state.get()).toLowerCase(Locale.ROOT)
+        return "AttemptScope[" + String.valueOf(this.state).toLowerCase(Locale.ROOT)
                 + ((this.timeout != null) ? ", timeout=" + this.timeout : "") + "]";
     }
 

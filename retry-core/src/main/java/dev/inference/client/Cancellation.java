@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
@@ -27,19 +26,23 @@ final class Cancellation {
 
     private static final VarHandle SINGLE;
 
+    private static final VarHandle CANCELLED;
+
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             WAITERS = lookup.findVarHandle(Cancellation.class, "waiters", Set.class);
             CALLBACKS = lookup.findVarHandle(Cancellation.class, "callbacks", Set.class);
             SINGLE = lookup.findVarHandle(Cancellation.class, "single", Callback.class);
+            CANCELLED = lookup.findVarHandle(Cancellation.class, "cancelled", boolean.class);
         }
         catch (ReflectiveOperationException ex) {
             throw new ExceptionInInitializerError(ex);
         }
     }
 
-    private final AtomicBoolean cancelled = new AtomicBoolean();
+    /** Set once, by the first {@link #cancel()}. */
+    private volatile boolean cancelled;
 
     /** Made by the first {@link #await}; read by {@link #cancel()} after it sets {@link #cancelled}. */
     private volatile @Nullable Set<Thread> waiters;
@@ -54,11 +57,11 @@ final class Cancellation {
     private volatile @Nullable Set<Callback> callbacks;
 
     boolean isCancelled() {
-        return this.cancelled.get();
+        return this.cancelled;
     }
 
     void cancel() {
-        if (this.cancelled.compareAndSet(false, true)) {
+        if (CANCELLED.compareAndSet(this, false, true)) {
             // A set made after this read is made by a waiter or an action that sees the flag set: it runs itself.
             Set<Thread> parked = this.waiters;
             if (parked != null) {
