@@ -88,10 +88,10 @@ public final class Retrier {
 
     /**
      * The settings in force: a private copy, of this retrier's own settings until {@link #refresh} puts
-     * one of another's in their place. A copy is never refreshed itself, so that its own fields are the
-     * settings; this initial value serves the copies.
+     * one of another's in their place. A copy is never refreshed itself: its own fields are the settings,
+     * and it is its own {@code current}.
      */
-    private volatile Retrier current = this;
+    private volatile Retrier current;
 
     private Retrier(Builder builder) {
         this.policy = builder.policy;
@@ -140,6 +140,7 @@ public final class Retrier {
         this.firstInvokeSucceeded = settings.firstInvokeSucceeded;
         this.firstStreamSucceeded = settings.firstStreamSucceeded;
         this.enabled = settings.enabled;
+        this.current = this;
     }
 
     /**
