@@ -36,14 +36,6 @@ final class InMemoryProvider implements Interceptor {
 
     private static final MediaType EVENT_STREAM = MediaType.get("text/event-stream; charset=utf-8");
 
-    private static final byte[] OPENAI = LoopbackProvider.body(LoopbackProvider.OPENAI_PATH, false);
-
-    private static final byte[] OPENAI_STREAM = LoopbackProvider.body(LoopbackProvider.OPENAI_PATH, true);
-
-    private static final byte[] ANTHROPIC = LoopbackProvider.body(LoopbackProvider.ANTHROPIC_PATH, false);
-
-    private static final byte[] ANTHROPIC_STREAM = LoopbackProvider.body(LoopbackProvider.ANTHROPIC_PATH, true);
-
     private InMemoryProvider() {
     }
 
@@ -56,10 +48,11 @@ final class InMemoryProvider implements Interceptor {
     static Response answer(Request request) throws IOException {
         boolean stream = asksForStream(request.body());
         byte[] body;
-        switch (request.url().encodedPath()) {
-            case LoopbackProvider.OPENAI_PATH -> body = stream ? OPENAI_STREAM : OPENAI;
-            case LoopbackProvider.ANTHROPIC_PATH -> body = stream ? ANTHROPIC_STREAM : ANTHROPIC;
-            default -> throw new IOException("No provider answers on " + request.url());
+        try {
+            body = LoopbackProvider.body(request.url().encodedPath(), stream);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IOException("No provider answers on " + request.url(), ex);
         }
         MediaType type = stream ? EVENT_STREAM : JSON;
         Response.Builder response = new Response.Builder().request(request)

@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A provider on a loopback port that answers every request at once and always the same way, in
@@ -52,6 +53,11 @@ final class LoopbackProvider implements AutoCloseable {
             "usage":{"input_tokens":3,"output_tokens":3}}""".formatted(String.join("", CONTENT)));
 
     private static final List<byte[]> ANTHROPIC_STREAM = anthropicStream();
+
+    /** Every answer in one block of bytes, by path: the whole answer, then the stream's events one after the other. */
+    private static final Map<String, List<byte[]>> BODIES = Map.of(
+            OPENAI_PATH, List.of(joined(List.of(OPENAI_COMPLETION)), joined(OPENAI_STREAM)),
+            ANTHROPIC_PATH, List.of(joined(List.of(ANTHROPIC_MESSAGE)), joined(ANTHROPIC_STREAM)));
 
     private final HttpServer server;
 
@@ -115,15 +121,18 @@ final class LoopbackProvider implements AutoCloseable {
      *
      * @param path {@link #OPENAI_PATH} or {@link #ANTHROPIC_PATH}
      * @param stream whether the request asked for a stream
-     * @return the body, to be left unchanged
+     * @return the body, the same array each time: to be left unchanged
      * @throws IllegalArgumentException for another path
      */
     static byte[] body(String path, boolean stream) {
-        List<byte[]> events = switch (path) {
-            case OPENAI_PATH -> stream ? OPENAI_STREAM : List.of(OPENAI_COMPLETION);
-            case ANTHROPIC_PATH -> stream ? ANTHROPIC_STREAM : List.of(ANTHROPIC_MESSAGE);
-            default -> throw new IllegalArgumentException("No provider answers on " + path);
-        };
+        List<byte[]> bodies = BODIES.get(path);
+        if (bodies == null) {
+            throw new IllegalArgumentException("No provider answers on " + path);
+        }
+        return bodies.get(stream ? 1 : 0);
+    }
+
+    private static byte[] joined(List<byte[]> events) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         events.forEach(body::writeBytes);
         return body.toByteArray();
