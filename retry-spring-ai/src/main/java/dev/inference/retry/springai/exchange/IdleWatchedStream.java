@@ -52,6 +52,9 @@ public final class IdleWatchedStream extends FilterInputStream {
 
     private int lineLength;
 
+    /** Where {@link #read()} reads its one byte, the stream being read by one thread at a time. */
+    private final byte[] one = new byte[1];
+
     private boolean eventHasData;
 
     private boolean eventIsPing;
@@ -91,9 +94,8 @@ public final class IdleWatchedStream extends FilterInputStream {
 
     @Override
     public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return (n < 0) ? -1 : (one[0] & 0xff);
+        int n = read(this.one, 0, 1);
+        return (n < 0) ? -1 : (this.one[0] & 0xff);
     }
 
     @Override

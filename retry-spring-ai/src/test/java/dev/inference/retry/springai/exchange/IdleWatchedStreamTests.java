@@ -82,6 +82,23 @@ class IdleWatchedStreamTests {
         }
 
         @Test
+        void anEventReadOneByteAtATimeEndsTheSilenceAndReachesTheReaderWhole() throws IOException {
+            String event = "data: {\"a\":1}\n\n";
+            IdleWatchedStream watched = watch(event);
+            timer.advance(Duration.ofSeconds(9));
+
+            StringBuilder read = new StringBuilder();
+            // Not to the stream's end, which would end the watch too.
+            for (int i = 0; i < event.length(); i++) {
+                read.append((char) watched.read());
+            }
+            timer.advance(Duration.ofSeconds(1));
+
+            assertThat(read).hasToString(event);
+            assertThat(closes).hasValue(0);
+        }
+
+        @Test
         void anEventNamedLikePingButLongerIsAnEvent() throws IOException {
             assertThat(stallsWithItsEventsReadLate(watch("event: pingback\ndata: {}\n\n"), timer, 2)).isFalse();
         }
