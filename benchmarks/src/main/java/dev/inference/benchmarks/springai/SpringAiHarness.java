@@ -27,12 +27,14 @@ import org.springframework.ai.openai.OpenAiChatModel;
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
- * [--provider openai|anthropic|all] [--timeouts [--in-memory]] [--quick]}. Prints one Markdown table per
- * provider. With {@code --timeouts} the comparison is the starter's models with the three timeouts set
- * (30 s each, never reached) against the starter's models without them, both in the same JVM: the cost
- * of the timeouts alone, paired call by call like the starter's cost. With {@code --in-memory} as well,
- * the {@link InMemoryProvider} answers instead of the loopback provider, so that the network's noise
- * does not hide a difference of a microsecond.
+ * [--provider openai|anthropic|all] [--timeouts [--in-memory] [--against-itself]] [--quick]}. Prints
+ * one Markdown table per provider. With {@code --timeouts} the comparison is the starter's models with
+ * the three timeouts set (30 s each, never reached) against the starter's models without them, both in
+ * the same JVM: the cost of the timeouts alone, paired call by call like the starter's cost. With
+ * {@code --in-memory} as well, the {@link InMemoryProvider} answers instead of the loopback provider, so
+ * that the network's noise does not hide a difference of a microsecond. With {@code --against-itself}
+ * as well, neither side has the timeouts: two applications that differ in nothing, whose difference is
+ * the comparison's own noise.
  *
  * <p>Traps: the two applications ({@link ChatModelContext}) take turns call by call, the one going
  * first changing every time, so that both meet the same interference; and with fewer than the default
@@ -67,8 +69,8 @@ public final class SpringAiHarness {
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
         try (@Nullable LoopbackProvider provider = options.inMemory ? null : LoopbackProvider.start();
-                ChatModelContext starter = (provider == null) ? ChatModelContext.startInMemory(true)
-                        : ChatModelContext.start(provider, true, options.timeouts);
+                ChatModelContext starter = (provider == null) ? ChatModelContext.startInMemory(options.timed())
+                        : ChatModelContext.start(provider, true, options.timed());
                 // With --timeouts, the baseline is the starter without them.
                 ChatModelContext alone = (provider == null) ? ChatModelContext.startInMemory(false)
                         : ChatModelContext.start(provider, options.timeouts, false)) {
@@ -85,7 +87,7 @@ public final class SpringAiHarness {
                 System.out.printf(Locale.ROOT, "%n%s (%s), %d calls and %d streams each, after %d of each to warm up; "
                         + "the starter counted %.0f attempts%n%n", type.getSimpleName(), bean, options.calls,
                         options.streams, options.warmup, attempts);
-                result.print(options.timeouts);
+                result.print(options);
             }
         }
         System.out.printf(Locale.ROOT, "%nLoad average at the end: %.2f%n", loadAverage());
@@ -297,9 +299,18 @@ public final class SpringAiHarness {
             return retried ? this.starterAllocation : this.aloneAllocation;
         }
 
-        void print(boolean timeouts) {
-            System.out.println(timeouts ? "| | the starter with the three timeouts | the starter without | cost of the timeouts |"
-                    : "| | with the starter | Spring AI alone | cost of the starter |");
+        void print(Options options) {
+            String header;
+            if (options.againstItself) {
+                header = "| | the starter without timeouts | the same, a second application | difference |";
+            }
+            else if (options.timeouts) {
+                header = "| | the starter with the three timeouts | the starter without | cost of the timeouts |";
+            }
+            else {
+                header = "| | with the starter | Spring AI alone | cost of the starter |";
+            }
+            System.out.println(header);
             System.out.println("|---|---:|---:|---:|");
             latencyRows("successful `call`", this.calls.stream().map((round) -> round[0]),
                     this.calls.stream().map((round) -> round[1]));
@@ -430,6 +441,8 @@ public final class SpringAiHarness {
 
         boolean inMemory;
 
+        boolean againstItself;
+
         static Options parse(String[] args) {
             Options options = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -448,17 +461,27 @@ public final class SpringAiHarness {
                     case "--provider" -> options.provider = value(option, args, ++i);
                     case "--timeouts" -> options.timeouts = true;
                     case "--in-memory" -> options.inMemory = true;
+                    case "--against-itself" -> options.againstItself = true;
                     default -> throw new IllegalArgumentException("Unknown option " + option
                             + "; the options are --calls N, --streams N, --warmup N, "
-                            + "--provider openai|anthropic|all, --timeouts, --in-memory and --quick");
+                            + "--provider openai|anthropic|all, --timeouts, --in-memory, --against-itself and --quick");
                 }
             }
             if (options.inMemory && !options.timeouts) {
                 throw new IllegalArgumentException("--in-memory answers the starter's models only, so it compares "
                         + "them with their timeouts against them without: add --timeouts");
             }
+            if (options.againstItself && !options.timeouts) {
+                throw new IllegalArgumentException("--against-itself measures the noise of the timeouts' comparison, "
+                        + "the starter without timeouts on both sides: add --timeouts");
+            }
             options.beans();
             return options;
+        }
+
+        /** Whether the first application's models have the three timeouts. */
+        boolean timed() {
+            return this.timeouts && !this.againstItself;
         }
 
         List<String> beans() {
@@ -505,7 +528,8 @@ public final class SpringAiHarness {
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
                     + "rounds of %d%s%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock, this.timeouts ? ", the starter with its timeouts against the starter without" : "",
+                    this.allocationBlock, this.againstItself ? ", the starter without timeouts against itself"
+                            : this.timeouts ? ", the starter with its timeouts against the starter without" : "",
                     this.inMemory ? ", answered in memory" : "");
         }
     }
