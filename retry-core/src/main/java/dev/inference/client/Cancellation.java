@@ -170,7 +170,8 @@ final class Cancellation {
 
         /** Takes it out of where it is held; {@code true} for the one caller that did. */
         private boolean takeOut() {
-            if (SINGLE.compareAndSet(this.owner, this, null)) {
+            // Read before the compare-and-set, which would claim the field's cache line even when it fails.
+            if (this.owner.single == this && SINGLE.compareAndSet(this.owner, this, null)) {
                 return true;
             }
             Set<Callback> actions = this.owner.callbacks;

@@ -88,27 +88,6 @@ class CancellationTests {
         assertThat(next).hasValue(1);
     }
 
-    /** As below, for an action registered while another is held, which the cancellation holds apart. */
-    @Test
-    @Timeout(60)
-    void runsASecondActionRacingWithCancelExactlyOnce() throws Exception {
-        ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try {
-            for (int i = 0; i < 2_000; i++) {
-                Cancellation cancellation = new Cancellation();
-                AtomicInteger runs = new AtomicInteger();
-                cancellation.onCancel(runs::incrementAndGet);
-                Future<?> cancelling = cancellers.submit(cancellation::cancel);
-                cancellation.onCancel(runs::incrementAndGet);
-                cancelling.get();
-                assertThat(runs).hasValue(2);
-            }
-        }
-        finally {
-            cancellers.shutdownNow();
-        }
-    }
-
     /**
      * An action registered while another thread cancels must run exactly once, whichever side
      * wins the race: both try to take it out of where it is held, and only the winner runs it.
@@ -116,20 +95,14 @@ class CancellationTests {
     @Test
     @Timeout(60)
     void runsAnActionRacingWithCancelExactlyOnce() throws Exception {
-        ExecutorService cancellers = Executors.newSingleThreadExecutor();
-        try {
-            for (int i = 0; i < 2_000; i++) {
-                Cancellation cancellation = new Cancellation();
-                AtomicInteger runs = new AtomicInteger();
-                Future<?> cancelling = cancellers.submit(cancellation::cancel);
-                cancellation.onCancel(runs::incrementAndGet);
-                cancelling.get();
-                assertThat(runs).hasValue(1);
-            }
-        }
-        finally {
-            cancellers.shutdownNow();
-        }
+        assertThat(runsWhenRegisteredRacingWithCancel(0)).as("runs of the one action").isEqualTo(1);
+    }
+
+    /** As above, for an action registered while another is held, which the cancellation holds apart. */
+    @Test
+    @Timeout(60)
+    void runsASecondActionRacingWithCancelExactlyOnce() throws Exception {
+        assertThat(runsWhenRegisteredRacingWithCancel(1)).as("runs of the two actions").isEqualTo(2);
     }
 
     /**
@@ -185,6 +158,33 @@ class CancellationTests {
         for (Class<?> type : new Class<?>[] { Cancellation.class, CallContext.class }) {
             assertThat(Arrays.stream(type.getDeclaredMethods()).filter((m) -> Modifier.isSynchronized(m.getModifiers()))
                 .map(Method::getName)).as(type.getSimpleName()).isEmpty();
+        }
+    }
+
+    /**
+     * Over 2,000 rounds, registers {@code held} actions, then one more while another thread cancels;
+     * returns how many runs one round saw, failing if two rounds saw different numbers.
+     */
+    private static int runsWhenRegisteredRacingWithCancel(int held) throws Exception {
+        ExecutorService cancellers = Executors.newSingleThreadExecutor();
+        try {
+            int seen = -1;
+            for (int i = 0; i < 2_000; i++) {
+                Cancellation cancellation = new Cancellation();
+                AtomicInteger runs = new AtomicInteger();
+                for (int h = 0; h < held; h++) {
+                    cancellation.onCancel(runs::incrementAndGet);
+                }
+                Future<?> cancelling = cancellers.submit(cancellation::cancel);
+                cancellation.onCancel(runs::incrementAndGet);
+                cancelling.get();
+                assertThat(seen).as("round " + i).isIn(-1, runs.get());
+                seen = runs.get();
+            }
+            return seen;
+        }
+        finally {
+            cancellers.shutdownNow();
         }
     }
 }
