@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.anthropic.AnthropicChatModel;
 import org.springframework.ai.chat.model.ChatModel;
@@ -27,19 +26,23 @@ import org.springframework.ai.openai.OpenAiChatModel;
  *
  * <p>Run from the benchmark jar: {@code java -cp benchmarks/target/benchmarks.jar
  * dev.inference.benchmarks.springai.SpringAiHarness [--calls N] [--streams N] [--warmup N]
- * [--provider openai|anthropic|all] [--timeouts [--in-memory] [--against-itself]] [--quick]}. Prints
- * one Markdown table per provider. With {@code --timeouts} the comparison is the starter's models with
- * the three timeouts set (30 s each, never reached) against the starter's models without them, both in
- * the same JVM: the cost of the timeouts alone, paired call by call like the starter's cost. With
- * {@code --in-memory} as well, the {@link InMemoryProvider} answers instead of the loopback provider, so
- * that the network's noise does not hide a difference of a microsecond. With {@code --against-itself}
- * as well, neither side has the timeouts: two applications that differ in nothing, whose difference is
- * the comparison's own noise.
+ * [--provider openai|anthropic|all] [--timeouts [--in-memory] [--against-itself]] [--baseline-first]
+ * [--forks N] [--quick]}. Prints one Markdown table per provider. With {@code --timeouts} the comparison
+ * is the starter's models with the three timeouts set (30 s each, never reached) against the starter's
+ * models without them, both in the same JVM: the cost of the timeouts alone, paired call by call like
+ * the starter's cost. With {@code --in-memory} as well, the {@link InMemoryProvider} answers instead of
+ * the loopback provider, so that the network's noise does not hide a difference of a microsecond. With
+ * {@code --against-itself} as well, neither side has the timeouts: two applications that differ in
+ * nothing, whose difference is the comparison's own noise. With {@code --forks N}, the comparison runs
+ * in N JVMs of its own, one after the other, the baseline started first in every second one, and their
+ * paired medians are summarised over the forks ({@link PairedForks}).
  *
  * <p>Traps: the two applications ({@link ChatModelContext}) take turns call by call, the one going
  * first changing every time, so that both meet the same interference; and with fewer than the default
  * 10,000 rounds of warm-up, the starter's share is partly its code still run interpreted or by C1,
- * which the line after the table (the JIT's compile time) shows.
+ * which the line after the table (the JIT's compile time) shows. A stream's paired median moves from
+ * one JVM to the next by more than its interval, and the application started first tends to read
+ * slower: a stream's cost under a few µs needs {@code --forks}.
  */
 public final class SpringAiHarness {
 
@@ -68,12 +71,15 @@ public final class SpringAiHarness {
         System.out.printf(Locale.ROOT, "Java %s (%s), %d processors, load average %.2f; %s%n",
                 System.getProperty("java.version"), System.getProperty("java.vm.name"),
                 Runtime.getRuntime().availableProcessors(), loadAverage(), options);
+        if (options.forks > 0) {
+            PairedForks.run(options.forks, args, options.beans());
+            return;
+        }
         try (@Nullable LoopbackProvider provider = options.inMemory ? null : LoopbackProvider.start();
-                ChatModelContext starter = (provider == null) ? ChatModelContext.startInMemory(options.timed())
-                        : ChatModelContext.start(provider, true, options.timed());
-                // With --timeouts, the baseline is the starter without them.
-                ChatModelContext alone = (provider == null) ? ChatModelContext.startInMemory(false)
-                        : ChatModelContext.start(provider, options.timeouts, false)) {
+                ChatModelContext first = start(provider, options, !options.baselineFirst);
+                ChatModelContext second = start(provider, options, options.baselineFirst)) {
+            ChatModelContext starter = options.baselineFirst ? second : first;
+            ChatModelContext alone = options.baselineFirst ? first : second;
             for (String bean : options.beans()) {
                 Class<? extends ChatModel> type = bean.equals(ChatModelContext.OPENAI) ? OpenAiChatModel.class
                         : AnthropicChatModel.class;
@@ -88,9 +94,25 @@ public final class SpringAiHarness {
                         + "the starter counted %.0f attempts%n%n", type.getSimpleName(), bean, options.calls,
                         options.streams, options.warmup, attempts);
                 result.print(options);
+                if (options.forkReport) {
+                    PairedForks.report(bean, result.pairedMedians());
+                }
             }
         }
         System.out.printf(Locale.ROOT, "%nLoad average at the end: %.2f%n", loadAverage());
+    }
+
+    /**
+     * Starts one of the two applications: the compared one (the starter, or with {@code --timeouts} the
+     * starter with them unless {@code --against-itself}) or the baseline (Spring AI alone, or with
+     * {@code --timeouts} the starter without them).
+     */
+    private static ChatModelContext start(@Nullable LoopbackProvider provider, Options options, boolean compared) {
+        boolean timed = compared && options.timed();
+        if (provider == null) {
+            return ChatModelContext.startInMemory(timed);
+        }
+        return ChatModelContext.start(provider, compared || options.timeouts, timed);
     }
 
     /**
@@ -312,14 +334,10 @@ public final class SpringAiHarness {
             }
             System.out.println(header);
             System.out.println("|---|---:|---:|---:|");
-            latencyRows("successful `call`", this.calls.stream().map((round) -> round[0]),
-                    this.calls.stream().map((round) -> round[1]));
-            latencyRows("stream's first element", this.streams.stream().map((round) -> round[0][0]),
-                    this.streams.stream().map((round) -> round[1][0]));
-            latencyRows("stream's first token", this.streams.stream().map((round) -> round[0][1]),
-                    this.streams.stream().map((round) -> round[1][1]));
-            latencyRows("whole stream", this.streams.stream().map((round) -> round[0][2]),
-                    this.streams.stream().map((round) -> round[1][2]));
+            latencyRows("successful `call`", calls(0), calls(1));
+            latencyRows("stream's first element", streams(0, 0), streams(1, 0));
+            latencyRows("stream's first token", streams(0, 1), streams(1, 1));
+            latencyRows("whole stream", streams(0, 2), streams(1, 2));
             allocationRow("allocated per `call`, all threads", this.starterAllocation.callAll(),
                     this.aloneAllocation.callAll());
             allocationRow("allocated per `call`, calling thread", this.starterAllocation.callCalling(),
@@ -332,16 +350,42 @@ public final class SpringAiHarness {
             }
         }
 
-        private static void latencyRows(String what, Stream<Long> starter, Stream<Long> alone) {
-            long[] withStarter = starter.mapToLong(Long::longValue).toArray();
-            long[] without = alone.mapToLong(Long::longValue).toArray();
-            long[] paired = new long[withStarter.length];
+        /**
+         * The paired medians, in nanoseconds: of a call, of a stream's first token and of a whole stream,
+         * as {@link PairedForks#METRICS} names them.
+         */
+        long[] pairedMedians() {
+            return new long[] { percentile(paired(calls(0), calls(1)), 50),
+                percentile(paired(streams(0, 1), streams(1, 1)), 50),
+                percentile(paired(streams(0, 2), streams(1, 2)), 50) };
+        }
+
+        /** The calls' times of one side: 0 the compared application's, 1 the baseline's. */
+        private long[] calls(int side) {
+            return this.calls.stream().mapToLong((round) -> round[side]).toArray();
+        }
+
+        /** One mark of the streams' times of one side: 0 the first element, 1 the first token, 2 the end. */
+        private long[] streams(int side, int mark) {
+            return this.streams.stream().mapToLong((round) -> round[side][mark]).toArray();
+        }
+
+        /** The round-by-round differences, the compared application's less the baseline's, sorted. */
+        private static long[] paired(long[] starter, long[] alone) {
+            long[] paired = new long[starter.length];
             for (int i = 0; i < paired.length; i++) {
-                paired[i] = withStarter[i] - without[i];
+                paired[i] = starter[i] - alone[i];
             }
+            Arrays.sort(paired);
+            return paired;
+        }
+
+        private static void latencyRows(String what, long[] starter, long[] alone) {
+            long[] paired = paired(starter, alone);
+            long[] withStarter = starter.clone();
+            long[] without = alone.clone();
             Arrays.sort(withStarter);
             Arrays.sort(without);
-            Arrays.sort(paired);
             long p50 = percentile(withStarter, 50);
             long aloneP50 = percentile(without, 50);
             // The median's distribution-free 95% confidence interval: the ranks n/2 ± 1.96·√n/2.
@@ -443,6 +487,14 @@ public final class SpringAiHarness {
 
         boolean againstItself;
 
+        boolean baselineFirst;
+
+        /** How many JVMs of its own the comparison runs in; 0 to run it in this one. */
+        int forks;
+
+        /** Whether this JVM is one of {@link PairedForks}': it prints its paired medians for the parent. */
+        boolean forkReport;
+
         static Options parse(String[] args) {
             Options options = new Options();
             for (int i = 0; i < args.length; i++) {
@@ -462,14 +514,26 @@ public final class SpringAiHarness {
                     case "--timeouts" -> options.timeouts = true;
                     case "--in-memory" -> options.inMemory = true;
                     case "--against-itself" -> options.againstItself = true;
+                    case "--baseline-first" -> options.baselineFirst = true;
+                    case "--forks" -> options.forks = count(option, args, ++i);
+                    case PairedForks.REPORT -> options.forkReport = true;
                     default -> throw new IllegalArgumentException("Unknown option " + option
                             + "; the options are --calls N, --streams N, --warmup N, "
-                            + "--provider openai|anthropic|all, --timeouts, --in-memory, --against-itself and --quick");
+                            + "--provider openai|anthropic|all, --timeouts, --in-memory, --against-itself, "
+                            + "--baseline-first, --forks N and --quick");
                 }
             }
             if (options.inMemory && !options.timeouts) {
                 throw new IllegalArgumentException("--in-memory answers the starter's models only, so it compares "
                         + "them with their timeouts against them without: add --timeouts");
+            }
+            if (options.forks == 1) {
+                throw new IllegalArgumentException("--forks 1 summarises nothing: give at least 2, so that the "
+                        + "baseline starts first in one of them, or leave --forks out to run in this JVM");
+            }
+            if (options.forks > 0 && options.baselineFirst) {
+                throw new IllegalArgumentException("--forks starts the baseline first in every second fork: "
+                        + "leave --baseline-first out");
             }
             if (options.againstItself && !options.timeouts) {
                 throw new IllegalArgumentException("--against-itself measures the noise of the timeouts' comparison, "
@@ -527,10 +591,13 @@ public final class SpringAiHarness {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "provider %s, %d calls, %d streams, %d to warm up, %d allocation "
-                    + "rounds of %d%s%s", this.provider, this.calls, this.streams, this.warmup, this.allocationRounds,
-                    this.allocationBlock, this.againstItself ? ", the starter without timeouts against itself"
+                    + "rounds of %d%s%s%s%s", this.provider, this.calls, this.streams, this.warmup,
+                    this.allocationRounds, this.allocationBlock,
+                    this.againstItself ? ", the starter without timeouts against itself"
                             : this.timeouts ? ", the starter with its timeouts against the starter without" : "",
-                    this.inMemory ? ", answered in memory" : "");
+                    this.inMemory ? ", answered in memory" : "",
+                    this.baselineFirst ? ", the baseline started first" : "",
+                    (this.forks > 0) ? ", in " + this.forks + " forks" : "");
         }
     }
 }
