@@ -7,6 +7,9 @@ import dev.inference.retry.Retrier;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,6 +31,17 @@ import org.jspecify.annotations.Nullable;
 public final class IdleWatchedStream extends FilterInputStream {
 
     private static final byte[] PING = "event: ping".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** Eight bytes of an array at a time, the first in the lowest bits, for {@link #lineEnd}. */
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final long EACH_BYTE_ONE = 0x0101010101010101L;
+
+    private static final long EACH_BYTE_HIGH_BIT = 0x8080808080808080L;
+
+    private static final long EACH_BYTE_LF = EACH_BYTE_ONE * '\n';
+
+    private static final long EACH_BYTE_CR = EACH_BYTE_ONE * '\r';
 
     private final Duration timeout;
 
@@ -139,7 +153,8 @@ public final class IdleWatchedStream extends FilterInputStream {
 
     /**
      * Follows the lines of what was read. Only the first bytes of a line are kept; the rest of a longer
-     * line (a data line's JSON, most of a stream) is passed over by a loop that looks for its end alone.
+     * line (a data line's JSON, most of a stream) is passed over by {@link #lineEnd}, which looks for its
+     * end alone.
      */
     private void scan(byte[] bytes, int offset, int length) {
         int end = offset + length;
@@ -159,10 +174,32 @@ public final class IdleWatchedStream extends FilterInputStream {
                 this.line[this.lineLength++] = current;
                 continue;
             }
-            while (i < end && bytes[i] != '\n' && bytes[i] != '\r') {
-                i++;
+            i = lineEnd(bytes, i, end);
+        }
+    }
+
+    /**
+     * Returns where the first {@code \n} or {@code \r} from {@code from} is, or {@code end} if none is
+     * before it. Looks at eight bytes at a time: a byte of {@code word ^ EACH_BYTE_LF} is zero where
+     * {@code word} has a {@code \n}, and {@code (v - EACH_BYTE_ONE) & ~v & EACH_BYTE_HIGH_BIT} sets the
+     * high bit of the lowest zero byte of {@code v} (a byte above it may be marked too, by the borrow,
+     * but the lowest mark is exact), so the lowest bit set in either word's marks is the line's end.
+     */
+    static int lineEnd(byte[] bytes, int from, int end) {
+        int i = from;
+        for (; i <= end - Long.BYTES; i += Long.BYTES) {
+            long word = (long) WORDS.get(bytes, i);
+            long lf = word ^ EACH_BYTE_LF;
+            long cr = word ^ EACH_BYTE_CR;
+            long marks = (((lf - EACH_BYTE_ONE) & ~lf) | ((cr - EACH_BYTE_ONE) & ~cr)) & EACH_BYTE_HIGH_BIT;
+            if (marks != 0) {
+                return i + Long.numberOfTrailingZeros(marks) / Byte.SIZE;
             }
         }
+        while (i < end && bytes[i] != '\n' && bytes[i] != '\r') {
+            i++;
+        }
+        return i;
     }
 
     private void lineEnded() {

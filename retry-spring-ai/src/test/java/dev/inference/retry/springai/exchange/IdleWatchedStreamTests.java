@@ -16,7 +16,9 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -101,6 +103,56 @@ class IdleWatchedStreamTests {
         @Test
         void anEventNamedLikePingButLongerIsAnEvent() throws IOException {
             assertThat(stallsWithItsEventsReadLate(watch("event: pingback\ndata: {}\n\n"), timer, 2)).isFalse();
+        }
+
+        @Test
+        void aDataEventEndsTheSilenceWhereverItsLineEndsFallInTheRead() throws IOException {
+            for (int length = 0; length < 24; length++) {
+                ManualTimer clock = new ManualTimer();
+                String event = "data: " + "x".repeat(length) + "\n\n";
+                IdleWatchedStream watched = IdleWatchedStream.watch(new byte[0], stream(event), IDLE, retrierOn(clock),
+                        closes::incrementAndGet);
+
+                assertThat(stallsWithItsEventsReadLate(watched, clock, 64)).as(event).isFalse();
+            }
+        }
+    }
+
+    @Nested
+    class LineEnds {
+
+        @Test
+        void areFoundWhereALookAtEachByteFindsThem() {
+            byte[] choices = { '\n', '\r', 'a', '{', (byte) 0x8A, (byte) 0x8D, 0x0B, 0x0C, 0x00, (byte) 0xFF };
+            Random random = new Random(42);
+            for (int round = 0; round < 2_000; round++) {
+                byte[] bytes = new byte[random.nextInt(40)];
+                for (int i = 0; i < bytes.length; i++) {
+                    // Mostly ordinary bytes, as in a line of JSON.
+                    bytes[i] = (random.nextInt(8) == 0) ? choices[random.nextInt(choices.length)] : (byte) 'q';
+                }
+                int from = random.nextInt(bytes.length + 1);
+                int end = from + random.nextInt(bytes.length - from + 1);
+
+                assertThat(IdleWatchedStream.lineEnd(bytes, from, end)).as("%s from %d to %d", Arrays.toString(bytes),
+                        from, end).isEqualTo(lineEndByteByByte(bytes, from, end));
+            }
+        }
+
+        @Test
+        void areNotBytesThatDifferFromOneInABitOrInTheHighBit() {
+            byte[] bytes = { (byte) 0x8A, (byte) 0x8D, 0x0B, 0x0C, 0x0E, 0x1A, 0x2D, (byte) 0x8A, 0x09, 0x00,
+                (byte) 0xFF };
+
+            assertThat(IdleWatchedStream.lineEnd(bytes, 0, bytes.length)).isEqualTo(bytes.length);
+        }
+
+        private static int lineEndByteByByte(byte[] bytes, int from, int end) {
+            int i = from;
+            while (i < end && bytes[i] != '\n' && bytes[i] != '\r') {
+                i++;
+            }
+            return i;
         }
     }
 
