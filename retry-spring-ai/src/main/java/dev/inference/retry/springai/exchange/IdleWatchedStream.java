@@ -75,6 +75,9 @@ public final class IdleWatchedStream extends FilterInputStream {
 
     private boolean afterCarriageReturn;
 
+    /** Whether the bytes being scanned ended an event that is not a keep-alive: their read is then its time. */
+    private boolean eventEnded;
+
     private IdleWatchedStream(InputStream rest, Duration timeout, Retrier retrier, Runnable closeResponse) {
         super(rest);
         this.timeout = timeout;
@@ -101,6 +104,7 @@ public final class IdleWatchedStream extends FilterInputStream {
             Runnable closeResponse) {
         IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
         watched.scan(read, 0, read.length);
+        watched.eventEnded = false;
         watched.lastEventNanos = watched.timer.nanoTime();
         watched.scheduleCheck(watched.timeoutNanos);
         return watched;
@@ -128,6 +132,11 @@ public final class IdleWatchedStream extends FilterInputStream {
             return n;
         }
         scan(buffer, offset, n);
+        if (this.eventEnded) {
+            // The events of one read came at once: one look at the clock for all of them.
+            this.eventEnded = false;
+            this.lastEventNanos = this.timer.nanoTime();
+        }
         return n;
     }
 
@@ -205,7 +214,7 @@ public final class IdleWatchedStream extends FilterInputStream {
     private void lineEnded() {
         if (this.lineLength == 0) {
             if (this.eventHasData && !this.eventIsPing) {
-                this.lastEventNanos = this.timer.nanoTime();
+                this.eventEnded = true;
             }
             this.eventHasData = false;
             this.eventIsPing = false;
