@@ -75,25 +75,29 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     public void attempt(AsyncRetry.Attempt<R> attempt) {
-        // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's context.
-        Optional<Duration> timeout = this.exchanges.attemptTimeout(this.operation);
-        AttemptScope scope;
-        try {
-            scope = timeout.isPresent() ? this.exchanges.startAttempt(this.context, timeout.get()) : null;
-        }
-        catch (RejectedExecutionException ex) {
-            attempt.failed(ex);
-            return;
-        }
         CompletableFuture<R> sent;
         try {
             sent = this.transport.apply(this.exchanges.forAttempt(this.request, attempt.number()));
         }
         catch (RuntimeException ex) {
-            failed(attempt, scope, this.exchanges.sdk().failures().transportException(ex));
+            attempt.failed(this.exchanges.sdk().failures().transportException(ex));
             return;
         }
         this.inFlight = sent;
+        // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's
+        // context. Started once the request is on its way, so that its bookkeeping overlaps the transport's work.
+        Optional<Duration> timeout = this.exchanges.attemptTimeout(this.operation);
+        StreamDeadline streamDeadline = timeout.isPresent() ? this.exchanges.streamDeadline(this.operation) : null;
+        AttemptScope scope;
+        try {
+            scope = timeout.isPresent() ? this.exchanges.startAttempt(this.context, timeout.get(), streamDeadline)
+                    : null;
+        }
+        catch (RejectedExecutionException ex) {
+            abandon(sent);
+            attempt.failed(ex);
+            return;
+        }
         CallContext.Registration timedOut = (scope != null) ? scope.context().onCancel(() -> sent.cancel(true))
                 : () -> {
                 };
@@ -103,12 +107,13 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
         }
         sent.whenComplete((response, thrown) -> {
             timedOut.close();
-            telling(attempt, scope, () -> attemptEnded(attempt, scope, sent, response, thrown));
+            telling(attempt, scope, () -> attemptEnded(attempt, scope, streamDeadline, sent, response, thrown));
         });
     }
 
-    private void attemptEnded(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, CompletableFuture<R> sent,
-            @Nullable R response, @Nullable Throwable thrown) {
+    private void attemptEnded(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope,
+            @Nullable StreamDeadline streamDeadline, CompletableFuture<R> sent, @Nullable R response,
+            @Nullable Throwable thrown) {
         this.inFlight = null;
         if (thrown != null || response == null) {
             Throwable failure = unwrap(thrown);
@@ -130,7 +135,8 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
         }
         // Reading the body blocks until it arrives: never on the transport's thread.
         try {
-            this.exchanges.bodyReader().execute(() -> telling(attempt, scope, () -> bodyRead(attempt, scope, response)));
+            this.exchanges.bodyReader()
+                .execute(() -> telling(attempt, scope, () -> bodyRead(attempt, scope, streamDeadline, response)));
         }
         catch (RejectedExecutionException ex) {
             this.exchanges.sdk().close(response);
@@ -143,9 +149,10 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
      * On the body reader: reads the attempt's part of the body, within the attempt's timeout, and tells
      * the outcome there, where the SDK then reads the rest of a stream ({@link StreamHandOff}).
      */
-    private void bodyRead(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, R response) {
+    private void bodyRead(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope,
+            @Nullable StreamDeadline streamDeadline, R response) {
         RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation,
-                (scope != null) ? scope.context() : this.context);
+                (scope != null) ? scope.context() : this.context, streamDeadline);
         StreamHandOff.handOver(this.exchanges.bodyReader(), () -> tell(attempt, scope, outcome));
     }
 
@@ -203,6 +210,19 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
             attempt.abandoned(ex);
             throw ex;
         }
+    }
+
+    /** Cancels an attempt that will not be told, closing its response if it had one already. */
+    // The whenComplete callback only releases the response: its future is not needed.
+    @SuppressWarnings("FutureReturnValueIgnored")
+    private void abandon(CompletableFuture<R> sent) {
+        this.inFlight = null;
+        sent.cancel(true);
+        sent.whenComplete((response, thrown) -> {
+            if (response != null) {
+                this.exchanges.sdk().close(response);
+            }
+        });
     }
 
     private void cancelInFlight() {

@@ -102,11 +102,30 @@ public final class IdleWatchedStream extends FilterInputStream {
      */
     public static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
             Runnable closeResponse) {
+        return watch(read, rest, timeout, retrier, closeResponse, null);
+    }
+
+    /**
+     * Starts watching a stream whose content has just begun, taking over the deadline that timed its
+     * first token when there is one, rather than adding a deadline of its own to the timer.
+     *
+     * @param firstToken the deadline of the stream's attempt, with {@code timeout} as its idle timeout; or
+     *     {@code null}
+     * @see #watch(byte[], InputStream, Duration, Retrier, Runnable)
+     */
+    static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
+            Runnable closeResponse, @Nullable StreamDeadline firstToken) {
         IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
         watched.scan(read, 0, read.length);
         watched.eventEnded = false;
         watched.lastEventNanos = watched.timer.nanoTime();
-        watched.scheduleCheck(watched.timeoutNanos);
+        CallContext.@Nullable Registration adopted = (firstToken != null) ? firstToken.adopt(watched::check) : null;
+        if (adopted != null) {
+            watched.check = adopted;
+        }
+        else {
+            watched.scheduleCheck(watched.timeoutNanos);
+        }
         return watched;
     }
 
@@ -243,7 +262,12 @@ public final class IdleWatchedStream extends FilterInputStream {
 
     private void scheduleCheck(long delayNanos) {
         try {
-            this.check = this.timer.schedule(Duration.ofNanos(delayNanos), this::check);
+            CallContext.Registration scheduled = this.timer.schedule(Duration.ofNanos(delayNanos), this::check);
+            this.check = scheduled;
+            // Ended while it was scheduled: the end may have withdrawn the one before.
+            if (this.ended.get()) {
+                scheduled.close();
+            }
         }
         catch (RejectedExecutionException closed) {
             // The application is closing: the stream's own client ends it.

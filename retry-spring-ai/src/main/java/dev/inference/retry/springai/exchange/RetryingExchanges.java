@@ -149,9 +149,20 @@ public final class RetryingExchanges<R> {
         return (operation == Operation.STREAM) ? timeouts.firstToken() : timeouts.attempt();
     }
 
-    /** Starts an attempt's scope, timed by the retrier's timer, from the call's context. */
-    AttemptScope startAttempt(CallContext call, Duration timeout) {
-        return call.startAttempt(timeout, this.retrier.timer());
+    /**
+     * Returns the deadline that a stream's attempt shares with its idle watch ({@link StreamDeadline}),
+     * when the retrier has a {@code stream-idle-timeout} as well as the attempt's own; {@code null} for
+     * any other attempt, which its scope times on the retrier's timer.
+     */
+    @Nullable StreamDeadline streamDeadline(Operation operation) {
+        Optional<Duration> idle = this.retrier.timeouts().streamIdle();
+        return (operation == Operation.STREAM && idle.isPresent())
+                ? new StreamDeadline(this.retrier.timer(), idle.get()) : null;
+    }
+
+    /** Starts an attempt's scope from the call's context, timed by the stream's deadline or else the retrier's timer. */
+    AttemptScope startAttempt(CallContext call, Duration timeout, @Nullable StreamDeadline streamDeadline) {
+        return call.startAttempt(timeout, (streamDeadline != null) ? streamDeadline : this.retrier.timer());
     }
 
     /**
@@ -222,7 +233,7 @@ public final class RetryingExchanges<R> {
             return Outcome.failed(interrupted ? ex : this.sdk.failures().transportException(ex));
         }
         Outcome<R> outcome = classify(response);
-        return (outcome != null) ? outcome : read(response, operation, CallContext.background());
+        return (outcome != null) ? outcome : read(response, operation, CallContext.background(), null);
     }
 
     /**
@@ -233,7 +244,8 @@ public final class RetryingExchanges<R> {
      */
     private Outcome<R> attemptBound(Object request, Operation operation, Function<Object, R> transport, int attempt,
             Duration timeout) {
-        try (AttemptScope scope = startAttempt(CallContext.background(), timeout)) {
+        StreamDeadline streamDeadline = streamDeadline(operation);
+        try (AttemptScope scope = startAttempt(CallContext.background(), timeout, streamDeadline)) {
             R response;
             try (AbandonableCalls.Binding bound = AbandonableCalls.bind(scope.context())) {
                 response = transport.apply(forAttempt(request, attempt));
@@ -243,7 +255,7 @@ public final class RetryingExchanges<R> {
                 boolean interrupted = Thread.currentThread().isInterrupted();
                 return Outcome.failed(interrupted ? ex : attemptFailure(scope, this.sdk.failures().transportException(ex)));
             }
-            return timed(scope, response, operation);
+            return timed(scope, response, operation, streamDeadline);
         }
     }
 
@@ -255,7 +267,8 @@ public final class RetryingExchanges<R> {
      */
     private Outcome<R> attemptTimed(Object request, Operation operation,
             Function<Object, CompletableFuture<R>> transport, int attempt, Duration timeout) {
-        try (AttemptScope scope = startAttempt(CallContext.background(), timeout)) {
+        StreamDeadline streamDeadline = streamDeadline(operation);
+        try (AttemptScope scope = startAttempt(CallContext.background(), timeout, streamDeadline)) {
             CompletableFuture<R> sent;
             try {
                 sent = transport.apply(forAttempt(request, attempt));
@@ -289,15 +302,16 @@ public final class RetryingExchanges<R> {
                                 : new IOException(cause));
                 return Outcome.failed(attemptFailure(scope, failure));
             }
-            return timed(scope, response, operation);
+            return timed(scope, response, operation, streamDeadline);
         }
     }
 
     /** Classifies and reads a timed attempt's response within the attempt's scope. */
-    private Outcome<R> timed(AttemptScope scope, R response, Operation operation) {
+    private Outcome<R> timed(AttemptScope scope, R response, Operation operation,
+            @Nullable StreamDeadline streamDeadline) {
         Outcome<R> outcome = classify(response);
         if (outcome == null) {
-            outcome = read(response, operation, scope.context());
+            outcome = read(response, operation, scope.context(), streamDeadline);
         }
         return (outcome.isSuccess() || outcome.handsOver()) ? outcome
                 : Outcome.failed(attemptFailure(scope, Objects.requireNonNull(outcome.failure())));
@@ -381,9 +395,10 @@ public final class RetryingExchanges<R> {
      * is an error. A body that breaks before then fails the attempt with the SDK's I/O exception, a
      * network failure. Blocks until that part has arrived; closing the response (as a cancellation of
      * {@code context} does) ends the read, and the attempt then fails with the context's failure.
-     * Whatever else is thrown here is thrown, the response closed.
+     * Whatever else is thrown here is thrown, the response closed. A stream's idle watch takes
+     * {@code streamDeadline} over when there is one.
      */
-    Outcome<R> read(R response, Operation operation, CallContext context) {
+    Outcome<R> read(R response, Operation operation, CallContext context, @Nullable StreamDeadline streamDeadline) {
         InputStream body;
         byte[] read;
         FirstSseEvent.@Nullable Event first = null;
@@ -435,7 +450,8 @@ public final class RetryingExchanges<R> {
         try {
             Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
             InputStream rest = idle.isEmpty() ? body
-                    : IdleWatchedStream.watch(read, body, idle.get(), this.retrier, () -> this.sdk.close(response));
+                    : IdleWatchedStream.watch(read, body, idle.get(), this.retrier, () -> this.sdk.close(response),
+                            streamDeadline);
             whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }

@@ -3,8 +3,6 @@ package dev.inference.retry.springai.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-import dev.inference.client.AttemptScope;
-import dev.inference.client.CallContext;
 import dev.inference.failure.StreamStalledException;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
@@ -247,42 +245,6 @@ class IdleWatchedStreamTests {
         byte[] buffer = new byte[piece];
         while (stream.available() > 0) {
             stream.read(buffer, 0, Math.min(piece, stream.available()));
-        }
-    }
-
-    /** A timer whose clock the test moves; tasks run on the test's thread once due. */
-    private static final class ManualTimer implements AttemptScope.Timer {
-
-        private final List<Task> tasks = new ArrayList<>();
-
-        private long now;
-
-        @Override
-        public CallContext.Registration schedule(Duration delay, Runnable action) {
-            Task task = new Task(this.now + delay.toNanos(), action);
-            this.tasks.add(task);
-            return () -> this.tasks.remove(task);
-        }
-
-        @Override
-        public long nanoTime() {
-            return this.now;
-        }
-
-        void advance(Duration duration) {
-            this.now += duration.toNanos();
-            for (Task task : List.copyOf(this.tasks)) {
-                if (task.at() <= this.now && this.tasks.remove(task)) {
-                    task.action().run();
-                }
-            }
-        }
-
-        int pending() {
-            return this.tasks.size();
-        }
-
-        private record Task(long at, Runnable action) {
         }
     }
 }

@@ -209,6 +209,26 @@ class SdkExchangeTimeoutsTests {
         }
 
         @Test
+        void retriesAStreamOfKeepAlivesAtItsFirstTokenTimeoutWhenAShorterIdleTimeoutIsSetToo() {
+            Duration firstToken = TIMEOUT.multipliedBy(2);
+            server.enqueue((exchange) -> {
+                exchange.sse().data(OpenAiWire.chunk(""));
+                while (true) {
+                    exchange.comment("keep-alive").pause(KEEP_ALIVE_EVERY);
+                }
+            }, (exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).data(OpenAiWire.chunk("lo")).data("[DONE]"));
+            openAi(Timeouts.none().withFirstToken(firstToken).withStreamIdle(TIMEOUT), (context) -> {
+                long start = System.nanoTime();
+
+                String answer = streamed(context.getBean("openAiChatModel", StreamingChatModel.class));
+
+                assertThat(answer).isEqualTo("Hello");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(firstToken);
+                assertThat(server.requestCount()).isEqualTo(2);
+            });
+        }
+
+        @Test
         void leavesAnEstablishedStreamToItsReaderOnceItsFirstTokenHasCome() {
             server.enqueue((exchange) -> exchange.sse()
                 .data(OpenAiWire.chunk("Hel"))
@@ -231,6 +251,17 @@ class SdkExchangeTimeoutsTests {
         void endsAStreamSilentPastItsIdleTimeoutAfterTheTokensSentWithoutRetrying() {
             server.enqueue((exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).hang());
             openAi(Timeouts.none().withStreamIdle(TIMEOUT), (context) -> {
+                List<String> received = assertStreamEndsStalled(server,
+                        context.getBean("openAiChatModel", StreamingChatModel.class));
+
+                assertThat(received).containsExactly("Hel");
+            });
+        }
+
+        @Test
+        void endsAStreamSilentPastItsIdleTimeoutWhenALongerFirstTokenTimeoutIsSetToo() {
+            server.enqueue((exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).hang());
+            openAi(Timeouts.none().withFirstToken(TIMEOUT.multipliedBy(3)).withStreamIdle(TIMEOUT), (context) -> {
                 List<String> received = assertStreamEndsStalled(server,
                         context.getBean("openAiChatModel", StreamingChatModel.class));
 
