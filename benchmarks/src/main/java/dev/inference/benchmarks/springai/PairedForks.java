@@ -22,7 +22,8 @@ import org.apache.commons.math3.distribution.TDistribution;
  * the next by a µs or two (compiled code, the threads each application got, which application started
  * first), so a cost below that is resolved only over forks, as JMH resolves a mean over its forks.
  *
- * <p>Each fork gets this JVM's options and class path, and the harness's arguments without
+ * <p>Each fork gets this JVM's options (with a common pool of two threads, see {@link #jvmOptions}) and
+ * class path, and the harness's arguments without
  * {@code --forks}; every second one starts the baseline application first ({@code --baseline-first}),
  * because the application started first tends to read slower on a stream. A fork's own tables are
  * printed as it runs; it reports its medians to this JVM on lines of its standard output marked
@@ -34,6 +35,8 @@ final class PairedForks {
 
     /** The option that makes a fork report its medians, and the mark of the lines it reports them on. */
     static final String REPORT = "--fork-report";
+
+    private static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
     /** What {@link #report} gives, in its order. */
     static final List<String> METRICS = List.of("successful `call`", "stream's first token", "whole stream");
@@ -98,11 +101,26 @@ final class PairedForks {
         return kept;
     }
 
+    /**
+     * Returns a fork's JVM options: this JVM's, and a common pool of two threads unless they set its
+     * size. With fewer than three processors the common pool has one thread, and {@code CompletableFuture}'s
+     * asynchronous steps then start a thread per task, so the SDKs would start one for every stream, with
+     * the timeouts or without, whose start's noise would swamp a microsecond (as in
+     * {@link SpringAiPathBenchmark}'s forks).
+     */
+    static List<String> jvmOptions(List<String> inherited) {
+        List<String> options = new ArrayList<>(inherited);
+        if (inherited.stream().noneMatch((option) -> option.startsWith("-D" + COMMON_POOL_PARALLELISM + "="))) {
+            options.add("-D" + COMMON_POOL_PARALLELISM + "=2");
+        }
+        return options;
+    }
+
     /** Runs one fork to its end, echoing its output; its medians by bean. */
     private static Map<String, long[]> runFork(List<String> forkArgs, boolean baselineFirst) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.addAll(jvmOptions(ManagementFactory.getRuntimeMXBean().getInputArguments()));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(SpringAiHarness.class.getName());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.within;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PairedForksTests {
@@ -12,6 +13,18 @@ class PairedForksTests {
     void givesAForkTheHarnessArgumentsWithoutForksAndAsksForItsReport() {
         assertThat(PairedForks.forkArguments(new String[] { "--timeouts", "--forks", "8", "--in-memory" }))
             .containsExactly("--timeouts", "--in-memory", PairedForks.REPORT);
+    }
+
+    @Test
+    void givesAForkThisJvmsOptionsAndACommonPoolOfTwoThreads() {
+        assertThat(PairedForks.jvmOptions(List.of("-Xmx1g")))
+            .containsExactly("-Xmx1g", "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2");
+    }
+
+    @Test
+    void leavesAForkTheCommonPoolSizeThatThisJvmWasGiven() {
+        assertThat(PairedForks.jvmOptions(List.of("-Djava.util.concurrent.ForkJoinPool.common.parallelism=1")))
+            .containsExactly("-Djava.util.concurrent.ForkJoinPool.common.parallelism=1");
     }
 
     @Test
