@@ -75,17 +75,7 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     @SuppressWarnings("FutureReturnValueIgnored")
     @Override
     public void attempt(AsyncRetry.Attempt<R> attempt) {
-        CompletableFuture<R> sent;
-        try {
-            sent = this.transport.apply(this.exchanges.forAttempt(this.request, attempt.number()));
-        }
-        catch (RuntimeException ex) {
-            attempt.failed(this.exchanges.sdk().failures().transportException(ex));
-            return;
-        }
-        this.inFlight = sent;
-        // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's
-        // context. Started once the request is on its way, so that its bookkeeping overlaps the transport's work.
+        // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's context.
         Optional<Duration> timeout = this.exchanges.attemptTimeout(this.operation);
         StreamDeadline streamDeadline = timeout.isPresent() ? this.exchanges.streamDeadline(this.operation) : null;
         AttemptScope scope;
@@ -94,10 +84,18 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
                     : null;
         }
         catch (RejectedExecutionException ex) {
-            abandon(sent);
             attempt.failed(ex);
             return;
         }
+        CompletableFuture<R> sent;
+        try {
+            sent = this.transport.apply(this.exchanges.forAttempt(this.request, attempt.number()));
+        }
+        catch (RuntimeException ex) {
+            failed(attempt, scope, this.exchanges.sdk().failures().transportException(ex));
+            return;
+        }
+        this.inFlight = sent;
         CallContext.Registration timedOut = (scope != null) ? scope.context().onCancel(() -> sent.cancel(true))
                 : () -> {
                 };
@@ -210,19 +208,6 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
             attempt.abandoned(ex);
             throw ex;
         }
-    }
-
-    /** Cancels an attempt that will not be told, closing its response if it had one already. */
-    // The whenComplete callback only releases the response: its future is not needed.
-    @SuppressWarnings("FutureReturnValueIgnored")
-    private void abandon(CompletableFuture<R> sent) {
-        this.inFlight = null;
-        sent.cancel(true);
-        sent.whenComplete((response, thrown) -> {
-            if (response != null) {
-                this.exchanges.sdk().close(response);
-            }
-        });
     }
 
     private void cancelInFlight() {

@@ -93,7 +93,7 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
      */
     @Override
     public CallContext.Registration schedule(Duration firstToken, Runnable expire) {
-        if (this.expire != null) {
+        if (this.pending != null) {
             throw new IllegalStateException("A stream's deadline times one scope only");
         }
         long delay = Durations.toWaitNanos(firstToken);
