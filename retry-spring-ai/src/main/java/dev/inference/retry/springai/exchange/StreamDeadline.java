@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * is shorter. Closing the scope withdraws it, unless the watch took it over; the watch's own
  * {@code close} withdraws it then.
  *
- * <p>Trap: it serves one scope, once; its checks run on the real timer's thread and must stay quick,
- * as the scope's and the watch's actions are.
+ * <p>Traps: it serves one scope, once; its checks run on the real timer's thread and must stay quick,
+ * as the scope's and the watch's actions are. When the timer closes before the content has begun, the
+ * attempt is abandoned as its first-token timeout would abandon it, whichever timeout is shorter.
  */
 final class StreamDeadline implements AttemptScope.Timer, CallContext.Registration {
 
@@ -141,8 +143,7 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
     private void due() {
         if (this.phase == FIRST_TOKEN) {
             long left = this.firstTokenAt - this.timer.nanoTime();
-            if (left > 0) {
-                waitAgain(Math.min(left, this.idleNanos));
+            if (left > 0 && waitedAgain(Math.min(left, this.idleNanos))) {
                 return;
             }
             if (PHASE.compareAndSet(this, FIRST_TOKEN, EXPIRED)) {
@@ -156,13 +157,24 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
         }
     }
 
-    /** Waits again, unless the deadline ended meanwhile; read after the write, as {@link #withdraw} reads. */
-    private void waitAgain(long nanos) {
-        CallContext.Registration next = this.timer.schedule(Duration.ofNanos(nanos), this::due);
+    /**
+     * Waits again, unless the deadline ended meanwhile (the phase read after the write, as
+     * {@link #withdraw} reads them the other way round). Returns {@code false} when the timer is
+     * closed: closing it abandons what was pending, so the attempt ends as its timeout would end it.
+     */
+    private boolean waitedAgain(long nanos) {
+        CallContext.Registration next;
+        try {
+            next = this.timer.schedule(Duration.ofNanos(nanos), this::due);
+        }
+        catch (RejectedExecutionException closed) {
+            return false;
+        }
         this.pending = next;
         if (this.phase >= EXPIRED) {
             next.close();
         }
+        return true;
     }
 
     private void withdraw() {

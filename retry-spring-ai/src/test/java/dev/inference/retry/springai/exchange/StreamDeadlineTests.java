@@ -7,6 +7,7 @@ import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
 import dev.inference.retry.Policy;
 import dev.inference.retry.Retrier;
+import dev.inference.retry.time.DeadlineTimer;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -128,6 +129,17 @@ class StreamDeadlineTests {
 
         assertThat(this.timer.scheduled()).isEqualTo(2);
         assertThat(this.closes).hasValue(1);
+    }
+
+    @Test
+    void abandonsTheAttemptWhenTheTimerClosesBeforeTheContentBegan() {
+        DeadlineTimer closing = new DeadlineTimer("stream-deadline-test");
+        AttemptScope scope = CallContext.background()
+            .startAttempt(Duration.ofSeconds(60), new StreamDeadline(closing, IDLE));
+
+        closing.close();
+
+        assertThat(scope.timedOut()).isTrue();
     }
 
     @Test
