@@ -109,8 +109,8 @@ public final class IdleWatchedStream extends FilterInputStream {
      * Starts watching a stream whose content has just begun, taking over the deadline that timed its
      * first token when there is one, rather than adding a deadline of its own to the timer.
      *
-     * @param firstToken the deadline of the stream's attempt, with {@code timeout} as its idle timeout; or
-     *     {@code null}
+     * @param firstToken the deadline of the stream's attempt, taken over unless it was made for a longer
+     *     idle timeout than {@code timeout}; or {@code null}
      * @see #watch(byte[], InputStream, Duration, Retrier, Runnable)
      */
     static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
@@ -119,7 +119,8 @@ public final class IdleWatchedStream extends FilterInputStream {
         watched.scan(read, 0, read.length);
         watched.eventEnded = false;
         watched.lastEventNanos = watched.timer.nanoTime();
-        CallContext.@Nullable Registration adopted = (firstToken != null) ? firstToken.adopt(watched::check) : null;
+        CallContext.@Nullable Registration adopted = (firstToken != null)
+                ? firstToken.adopt(watched::check, watched.timeoutNanos) : null;
         if (adopted != null) {
             watched.check = adopted;
         }

@@ -116,10 +116,16 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
      * check runs {@code check}, which waits again by itself for whatever is left of its timeout.
      *
      * @param check the watch's check, quick
+     * @param watchNanos the watch's idle timeout: a shorter one than this deadline was made for (the
+     *     settings refreshed meanwhile) could be checked too late, and is refused
      * @return this deadline, whose {@code close()} the watch calls when it ends; {@code null} if the
-     *     first-token timeout passed already or the scope is closed, and the watch must schedule its own
+     *     first-token timeout passed already, the scope is closed or the watch's timeout is shorter, and
+     *     the watch must schedule its own
      */
-    CallContext.@Nullable Registration adopt(Runnable check) {
+    CallContext.@Nullable Registration adopt(Runnable check, long watchNanos) {
+        if (watchNanos < this.idleNanos) {
+            return null;
+        }
         this.watch = check;
         return PHASE.compareAndSet(this, FIRST_TOKEN, WATCHING) ? this : null;
     }

@@ -143,6 +143,16 @@ class StreamDeadlineTests {
     }
 
     @Test
+    void leavesAWatchWithAShorterIdleTimeoutThanItWasMadeForToScheduleItsOwn() {
+        start(Duration.ofSeconds(30));
+
+        IdleWatchedStream.watch(new byte[0], new ByteArrayInputStream(new byte[0]), IDLE.dividedBy(2), this.retrier,
+                this.closes::incrementAndGet, this.deadline);
+
+        assertThat(this.timer.scheduled()).isEqualTo(2);
+    }
+
+    @Test
     void timesOneScopeOnly() {
         start(Duration.ofSeconds(30));
 
