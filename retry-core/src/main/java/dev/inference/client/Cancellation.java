@@ -13,10 +13,11 @@ import org.jspecify.annotations.Nullable;
  * <p>Waiting threads park and are unparked by {@link #cancel()}; nothing here takes a monitor, so
  * virtual threads waiting on a cancellation are never pinned to their carrier. Callbacks are held
  * only until they run or their registration is closed, so a long-lived context does not collect
- * the callbacks of every call made with it. An action registered while no other is held is held
- * without a set, and the two sets are made when first needed: most attempts' contexts are never
- * waited on and hold one action at a time (a transport's abort, then its response's close), so they
- * make no set at all, and the threads that register, withdraw and cancel touch one field.
+ * the callbacks of every call made with it. The first two actions held at once are held without a
+ * set, and the two sets are made when first needed: most attempts' contexts are never waited on and
+ * hold one action at a time (a transport's abort, then its response's close), and a call's context
+ * two (its exchange's abort and its attempt's scope), so they make no set at all, and the threads
+ * that register, withdraw and cancel touch one field.
  */
 final class Cancellation {
 
@@ -24,7 +25,9 @@ final class Cancellation {
 
     private static final VarHandle CALLBACKS;
 
-    private static final VarHandle SINGLE;
+    private static final VarHandle FIRST;
+
+    private static final VarHandle SECOND;
 
     private static final VarHandle CANCELLED;
 
@@ -33,7 +36,8 @@ final class Cancellation {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             WAITERS = lookup.findVarHandle(Cancellation.class, "waiters", Set.class);
             CALLBACKS = lookup.findVarHandle(Cancellation.class, "callbacks", Set.class);
-            SINGLE = lookup.findVarHandle(Cancellation.class, "single", Callback.class);
+            FIRST = lookup.findVarHandle(Cancellation.class, "first", Callback.class);
+            SECOND = lookup.findVarHandle(Cancellation.class, "second", Callback.class);
             CANCELLED = lookup.findVarHandle(Cancellation.class, "cancelled", boolean.class);
         }
         catch (ReflectiveOperationException ex) {
@@ -51,9 +55,12 @@ final class Cancellation {
      * An action registered while this field was empty; whoever takes it out (its registration's close,
      * {@link #cancel()}, or its own registration finding the cancellation done) decides what becomes of it.
      */
-    private volatile @Nullable Callback single;
+    private volatile @Nullable Callback first;
 
-    /** The actions registered while {@link #single} was held; made by the first of them. */
+    /** As {@link #first}: an action registered while that field was held and this one empty. */
+    private volatile @Nullable Callback second;
+
+    /** The actions registered while {@link #first} and {@link #second} were both held; made by the first of them. */
     private volatile @Nullable Set<Callback> callbacks;
 
     boolean isCancelled() {
@@ -67,8 +74,10 @@ final class Cancellation {
             if (parked != null) {
                 parked.forEach(LockSupport::unpark);
             }
-            Callback first = (Callback) SINGLE.getAndSet(this, null);
-            RuntimeException failure = (first != null) ? first.run(null) : null;
+            Callback held = (Callback) FIRST.getAndSet(this, null);
+            RuntimeException failure = (held != null) ? held.run(null) : null;
+            held = (Callback) SECOND.getAndSet(this, null);
+            failure = (held != null) ? held.run(failure) : failure;
             Set<Callback> actions = this.callbacks;
             if (actions != null) {
                 for (Callback callback : actions) {
@@ -84,12 +93,13 @@ final class Cancellation {
     /** Returns how many registered actions are held, neither run nor withdrawn yet. */
     int registeredActions() {
         Set<Callback> actions = this.callbacks;
-        return ((this.single != null) ? 1 : 0) + ((actions != null) ? actions.size() : 0);
+        return ((this.first != null) ? 1 : 0) + ((this.second != null) ? 1 : 0)
+                + ((actions != null) ? actions.size() : 0);
     }
 
     CallContext.Registration onCancel(Runnable action) {
         Callback callback = new Callback(action, this);
-        if (!SINGLE.compareAndSet(this, null, callback)) {
+        if (!FIRST.compareAndSet(this, null, callback) && !SECOND.compareAndSet(this, null, callback)) {
             this.<Callback>made(CALLBACKS).add(callback);
         }
         // Added before checking: a cancel() racing with us either fires the callback or is seen here.
@@ -129,7 +139,7 @@ final class Cancellation {
     }
 
     /**
-     * One registered action, held in {@code single} or in the set, never moved from one to the other;
+     * One registered action, held in {@code first}, in {@code second} or in the set, never moved;
      * whoever takes it out runs it, so it runs at most once.
      */
     private static final class Callback implements CallContext.Registration {
@@ -171,8 +181,11 @@ final class Cancellation {
         /** Takes it out of where it is held; {@code true} for the one caller that did. */
         private boolean takeOut() {
             // Read before the compare-and-set, which would claim the field's cache line even when it fails.
-            if (this.owner.single == this && SINGLE.compareAndSet(this.owner, this, null)) {
-                return true;
+            if (this.owner.first == this) {
+                return FIRST.compareAndSet(this.owner, this, null);
+            }
+            if (this.owner.second == this) {
+                return SECOND.compareAndSet(this.owner, this, null);
             }
             Set<Callback> actions = this.owner.callbacks;
             return actions != null && actions.remove(this);

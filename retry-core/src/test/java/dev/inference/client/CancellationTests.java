@@ -12,6 +12,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CancellationTests {
 
@@ -105,23 +107,34 @@ class CancellationTests {
         assertThat(runsWhenRegisteredRacingWithCancel(1)).as("runs of the two actions").isEqualTo(2);
     }
 
-    /**
-     * The set of actions is made by the first registration: two threads registering the first two
-     * at once must both land in the one set that wins, or a cancel would miss one.
-     */
+    /** As above, for an action registered while two others are held, which the cancellation holds in a set. */
     @Test
     @Timeout(60)
-    void runsBothOfTwoFirstActionsRegisteredAtOnce() throws Exception {
+    void runsAThirdActionRacingWithCancelExactlyOnce() throws Exception {
+        assertThat(runsWhenRegisteredRacingWithCancel(2)).as("runs of the three actions").isEqualTo(3);
+    }
+
+    /**
+     * Two threads registering at once, {@code held} actions being held already, must both land where a
+     * cancel finds them: in the two fields, or in the one set that the first of them to make it wins.
+     */
+    @ParameterizedTest(name = "with {0} held")
+    @ValueSource(ints = { 0, 1, 2 })
+    @Timeout(60)
+    void runsBothOfTwoActionsRegisteredAtOnce(int held) throws Exception {
         ExecutorService registrars = Executors.newSingleThreadExecutor();
         try {
             for (int i = 0; i < 2_000; i++) {
                 Cancellation cancellation = new Cancellation();
                 AtomicInteger runs = new AtomicInteger();
+                for (int h = 0; h < held; h++) {
+                    cancellation.onCancel(runs::incrementAndGet);
+                }
                 Future<?> registering = registrars.submit(() -> cancellation.onCancel(runs::incrementAndGet));
                 cancellation.onCancel(runs::incrementAndGet);
                 registering.get();
                 cancellation.cancel();
-                assertThat(runs).hasValue(2);
+                assertThat(runs).hasValue(held + 2);
             }
         }
         finally {
