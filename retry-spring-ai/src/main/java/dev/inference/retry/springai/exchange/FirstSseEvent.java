@@ -31,9 +31,12 @@ public final class FirstSseEvent {
 
     private final @Nullable Event event;
 
-    private FirstSseEvent(byte[] read, @Nullable Event event) {
+    private final int eventEnd;
+
+    private FirstSseEvent(byte[] read, @Nullable Event event, int eventEnd) {
         this.read = read;
         this.event = event;
+        this.eventEnd = eventEnd;
     }
 
     /**
@@ -73,10 +76,10 @@ public final class FirstSseEvent {
             length += n;
             Event event = parser.parse(read, length, preamble);
             if (event != null) {
-                return new FirstSseEvent(Arrays.copyOf(read, length), event);
+                return new FirstSseEvent(Arrays.copyOf(read, length), event, parser.next + 1);
             }
         }
-        return new FirstSseEvent(Arrays.copyOf(read, length), null);
+        return new FirstSseEvent(Arrays.copyOf(read, length), null, 0);
     }
 
     /**
@@ -86,6 +89,19 @@ public final class FirstSseEvent {
      */
     public byte[] bytesRead() {
         return this.read;
+    }
+
+    /**
+     * Returns where the first event ended in {@link #bytesRead()}: just past the line end of the blank
+     * line that dispatched it. What comes before it is whole events, read past or returned; what comes
+     * after it came with the event in the same read. A {@code \n} there may be the second half of a
+     * {@code \r\n} that the blank line's {@code \r} began: read as a line of its own it is one more
+     * blank line, which dispatches nothing.
+     *
+     * @return the offset, or {@code 0} when no event was complete
+     */
+    int eventEnd() {
+        return this.eventEnd;
     }
 
     /**

@@ -102,21 +102,23 @@ public final class IdleWatchedStream extends FilterInputStream {
      */
     public static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
             Runnable closeResponse) {
-        return watch(read, rest, timeout, retrier, closeResponse, null);
+        return watch(read, 0, rest, timeout, retrier, closeResponse, null);
     }
 
     /**
      * Starts watching a stream whose content has just begun, taking over the deadline that timed its
      * first token when there is one, rather than adding a deadline of its own to the timer.
      *
+     * @param eventsFrom where in {@code read} an event begins, the bytes before it being whole events
+     *     (as {@link FirstSseEvent#eventEnd()} tells), which the watch then need not follow
      * @param firstToken the deadline of the stream's attempt, taken over unless it was made for a longer
      *     idle timeout than {@code timeout}; or {@code null}
      * @see #watch(byte[], InputStream, Duration, Retrier, Runnable)
      */
-    static IdleWatchedStream watch(byte[] read, InputStream rest, Duration timeout, Retrier retrier,
-            Runnable closeResponse, @Nullable StreamDeadline firstToken) {
+    static IdleWatchedStream watch(byte[] read, int eventsFrom, InputStream rest, Duration timeout,
+            Retrier retrier, Runnable closeResponse, @Nullable StreamDeadline firstToken) {
         IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
-        watched.scan(read, 0, read.length);
+        watched.scan(read, eventsFrom, read.length - eventsFrom);
         watched.eventEnded = false;
         watched.lastEventNanos = watched.timer.nanoTime();
         CallContext.@Nullable Registration adopted = (firstToken != null)

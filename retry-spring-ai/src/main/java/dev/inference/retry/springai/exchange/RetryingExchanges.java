@@ -402,6 +402,7 @@ public final class RetryingExchanges<R> {
         InputStream body;
         byte[] read;
         FirstSseEvent.@Nullable Event first = null;
+        int eventsFrom = 0;
         AtomicBoolean closedOnCancel = new AtomicBoolean();
         CallContext.Registration closeOnCancel = context.onCancel(() -> {
             closedOnCancel.set(true);
@@ -416,6 +417,7 @@ public final class RetryingExchanges<R> {
                         this.sdk.failures()::isPreamble);
                 read = peeked.bytesRead();
                 first = peeked.event();
+                eventsFrom = peeked.eventEnd();
             }
             else {
                 long announced = UnaryBody.announcedLength(this.sdk.responseHeader(response, "Content-Length"));
@@ -450,8 +452,8 @@ public final class RetryingExchanges<R> {
         try {
             Optional<Duration> idle = stream ? this.retrier.timeouts().streamIdle() : Optional.empty();
             InputStream rest = idle.isEmpty() ? body
-                    : IdleWatchedStream.watch(read, body, idle.get(), this.retrier, () -> this.sdk.close(response),
-                            streamDeadline);
+                    : IdleWatchedStream.watch(read, eventsFrom, body, idle.get(), this.retrier,
+                            () -> this.sdk.close(response), streamDeadline);
             whole = this.sdk.withBody(response, PeekedResponse.body(read, rest));
             inBand = (first != null) ? this.sdk.failures().inBandException(first, response) : Optional.empty();
         }

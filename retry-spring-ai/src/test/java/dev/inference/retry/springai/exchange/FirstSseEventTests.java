@@ -118,6 +118,22 @@ class FirstSseEventTests {
         }
 
         @Test
+        void endsWhereTheBlankLineThatDispatchedTheFirstOtherEventEnds() throws IOException {
+            String events = "event: ping\ndata: p\n\ndata: a\n\n";
+
+            FirstSseEvent first = FirstSseEvent.read(stream(events + "data: b"), 1024,
+                    (event) -> "ping".equals(event.name()));
+
+            assertThat(first.eventEnd()).isEqualTo(events.length());
+        }
+
+        @Test
+        void endNowhereWhenNoEventWasComplete() throws IOException {
+            assertThat(FirstSseEvent.read(stream("event: ping\ndata: p\n\ndata: a\n"), 1024,
+                    (event) -> "ping".equals(event.name())).eventEnd()).isZero();
+        }
+
+        @Test
         void countsTowardsTheLimit() throws IOException {
             String stream = "event: ping\ndata: p\n\n".repeat(10) + "data: a\n\n";
 

@@ -82,6 +82,18 @@ class IdleWatchedStreamTests {
         }
 
         @Test
+        void anEventBegunWithTheFirstEventEndsTheSilenceWhenTheWatchStartsWhereTheFirstEventEnded()
+                throws IOException {
+            // The \n after the blank line's \r is the rest of a \r\n: the watch starts on it.
+            FirstSseEvent first = FirstSseEvent.read(stream("event: ping\ndata: p\r\r\ndata: first\r\r\ndata: sec"),
+                    1024, (event) -> "ping".equals(event.name()));
+            IdleWatchedStream watched = IdleWatchedStream.watch(first.bytesRead(), first.eventEnd(),
+                    stream("ond\r\r"), IDLE, retrier, closes::incrementAndGet, null);
+
+            assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isFalse();
+        }
+
+        @Test
         void anEventReadOneByteAtATimeEndsTheSilenceAndReachesTheReaderWhole() throws IOException {
             String event = "data: {\"a\":1}\n\n";
             IdleWatchedStream watched = watch(event);

@@ -146,8 +146,8 @@ class StreamDeadlineTests {
     void leavesAWatchWithAShorterIdleTimeoutThanItWasMadeForToScheduleItsOwn() {
         start(Duration.ofSeconds(30));
 
-        IdleWatchedStream.watch(new byte[0], new ByteArrayInputStream(new byte[0]), IDLE.dividedBy(2), this.retrier,
-                this.closes::incrementAndGet, this.deadline);
+        IdleWatchedStream.watch(new byte[0], 0, new ByteArrayInputStream(new byte[0]), IDLE.dividedBy(2),
+                this.retrier, this.closes::incrementAndGet, this.deadline);
 
         assertThat(this.timer.scheduled()).isEqualTo(2);
     }
@@ -167,7 +167,8 @@ class StreamDeadlineTests {
     /** Starts the idle watch of a stream whose first event was read, and whose rest is one more event. */
     private IdleWatchedStream watch() {
         byte[] first = "data: first\n\n".getBytes(StandardCharsets.UTF_8);
-        return IdleWatchedStream.watch(first, new ByteArrayInputStream("data: second\n\n".getBytes(StandardCharsets.UTF_8)),
-                IDLE, this.retrier, this.closes::incrementAndGet, this.deadline);
+        return IdleWatchedStream.watch(first, first.length,
+                new ByteArrayInputStream("data: second\n\n".getBytes(StandardCharsets.UTF_8)), IDLE, this.retrier,
+                this.closes::incrementAndGet, this.deadline);
     }
 }
