@@ -42,6 +42,9 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     /** The attempt in flight, so that a cancellation can cancel it. */
     private volatile @Nullable CompletableFuture<R> inFlight;
 
+    /** Cancels the attempt in flight: registered on the call's context, and on each timed attempt's. */
+    private final Runnable cancelInFlight = this::cancelInFlight;
+
     AsyncExchange(RetryingExchanges<R> exchanges, Object request, Function<Object, CompletableFuture<R>> transport,
             Operation operation, CallContext context) {
         this.exchanges = exchanges;
@@ -59,7 +62,7 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     // The whenComplete callback is registered for its effect and throws nothing: its future is not needed.
     @SuppressWarnings("FutureReturnValueIgnored")
     CompletableFuture<R> start() {
-        CallContext.Registration cancelAttempt = this.context.onCancel(this::cancelInFlight);
+        CallContext.Registration cancelAttempt = this.context.onCancel(this.cancelInFlight);
         CompletableFuture<R> result = AsyncRetry.of(this.exchanges.retrier(), this.exchanges.waits())
             .call(this.operation, this.context, this);
         result.whenComplete((response, failure) -> {
@@ -77,11 +80,10 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     public void attempt(AsyncRetry.Attempt<R> attempt) {
         // An attempt with a timeout of its own runs in a scope that the timer ends; one without, in the call's context.
         Optional<Duration> timeout = this.exchanges.attemptTimeout(this.operation);
-        StreamDeadline streamDeadline = timeout.isPresent() ? this.exchanges.streamDeadline(this.operation) : null;
-        AttemptScope scope;
+        Timed timed;
         try {
-            scope = timeout.isPresent() ? this.exchanges.startAttempt(this.context, timeout.get(), streamDeadline)
-                    : null;
+            timed = timeout.isPresent()
+                    ? new Timed(this.exchanges, this.context, timeout.get(), this.operation, this.cancelInFlight) : null;
         }
         catch (RejectedExecutionException ex) {
             attempt.failed(ex);
@@ -92,26 +94,20 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
             sent = this.transport.apply(this.exchanges.forAttempt(this.request, attempt.number()));
         }
         catch (RuntimeException ex) {
-            failed(attempt, scope, this.exchanges.sdk().failures().transportException(ex));
+            failed(attempt, timed, this.exchanges.sdk().failures().transportException(ex));
             return;
         }
         this.inFlight = sent;
-        CallContext.Registration timedOut = (scope != null) ? scope.context().onCancel(() -> sent.cancel(true))
-                : () -> {
-                };
-        // Cancelled while the attempt was being started: the cancellation may not have seen it.
-        if (this.context.isDone()) {
+        // Cancelled, or timed out, while the attempt was being started: the cancellation may not have seen it.
+        if (this.context.isDone() || (timed != null && timed.scope.context().isDone())) {
             sent.cancel(true);
         }
-        sent.whenComplete((response, thrown) -> {
-            timedOut.close();
-            telling(attempt, scope, () -> attemptEnded(attempt, scope, streamDeadline, sent, response, thrown));
-        });
+        sent.whenComplete((response, thrown) -> telling(attempt, timed,
+                () -> attemptEnded(attempt, timed, sent, response, thrown)));
     }
 
-    private void attemptEnded(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope,
-            @Nullable StreamDeadline streamDeadline, CompletableFuture<R> sent, @Nullable R response,
-            @Nullable Throwable thrown) {
+    private void attemptEnded(AsyncRetry.Attempt<R> attempt, @Nullable Timed timed, CompletableFuture<R> sent,
+            @Nullable R response, @Nullable Throwable thrown) {
         this.inFlight = null;
         if (thrown != null || response == null) {
             Throwable failure = unwrap(thrown);
@@ -119,26 +115,25 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
             if (failure instanceof RuntimeException runtime) {
                 RuntimeException ended = sent.isCancelled() ? RetryingExchanges.endedByCancellation(this.context, runtime)
                         : this.exchanges.sdk().failures().transportException(runtime);
-                failed(attempt, scope, ended);
+                failed(attempt, timed, ended);
                 return;
             }
-            closeScope(scope);
+            close(timed);
             attempt.failed(failure);
             return;
         }
         RetryingExchanges.Outcome<R> outcome = this.exchanges.classify(response);
         if (outcome != null) {
-            tell(attempt, scope, outcome);
+            tell(attempt, timed, outcome);
             return;
         }
         // Reading the body blocks until it arrives: never on the transport's thread.
         try {
-            this.exchanges.bodyReader()
-                .execute(() -> telling(attempt, scope, () -> bodyRead(attempt, scope, streamDeadline, response)));
+            this.exchanges.bodyReader().execute(() -> telling(attempt, timed, () -> bodyRead(attempt, timed, response)));
         }
         catch (RejectedExecutionException ex) {
             this.exchanges.sdk().close(response);
-            closeScope(scope);
+            close(timed);
             attempt.failed(ex);
         }
     }
@@ -147,32 +142,32 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
      * On the body reader: reads the attempt's part of the body, within the attempt's timeout, and tells
      * the outcome there, where the SDK then reads the rest of a stream ({@link StreamHandOff}).
      */
-    private void bodyRead(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope,
-            @Nullable StreamDeadline streamDeadline, R response) {
-        RetryingExchanges.Outcome<R> outcome = this.exchanges.read(response, this.operation,
-                (scope != null) ? scope.context() : this.context, streamDeadline);
-        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> tell(attempt, scope, outcome));
+    private void bodyRead(AsyncRetry.Attempt<R> attempt, @Nullable Timed timed, R response) {
+        RetryingExchanges.Outcome<R> outcome = (timed != null)
+                ? this.exchanges.read(response, this.operation, timed.scope.context(), timed.streamDeadline)
+                : this.exchanges.read(response, this.operation, this.context, null);
+        StreamHandOff.handOver(this.exchanges.bodyReader(), () -> tell(attempt, timed, outcome));
     }
 
     /** Tells a failure, as the attempt's timeout makes it, once the attempt's scope is over. */
-    private static void failed(AsyncRetry.Attempt<?> attempt, @Nullable AttemptScope scope, RuntimeException failure) {
-        RuntimeException told = (scope != null) ? RetryingExchanges.attemptFailure(scope, failure) : failure;
-        closeScope(scope);
+    private static void failed(AsyncRetry.Attempt<?> attempt, @Nullable Timed timed, RuntimeException failure) {
+        RuntimeException told = (timed != null) ? RetryingExchanges.attemptFailure(timed.scope, failure) : failure;
+        close(timed);
         attempt.failed(told);
     }
 
-    private static void closeScope(@Nullable AttemptScope scope) {
-        if (scope != null) {
-            scope.close();
+    private static void close(@Nullable Timed timed) {
+        if (timed != null) {
+            timed.close();
         }
     }
 
-    private void tell(AsyncRetry.Attempt<R> attempt, @Nullable AttemptScope scope, RetryingExchanges.Outcome<R> outcome) {
+    private void tell(AsyncRetry.Attempt<R> attempt, @Nullable Timed timed, RetryingExchanges.Outcome<R> outcome) {
         if (!outcome.isSuccess() && !outcome.handsOver()) {
-            failed(attempt, scope, Objects.requireNonNull(outcome.failure()));
+            failed(attempt, timed, Objects.requireNonNull(outcome.failure()));
             return;
         }
-        closeScope(scope);
+        close(timed);
         tell(attempt, outcome);
     }
 
@@ -195,16 +190,16 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     }
 
     /** Runs a step of an attempt; what it throws rather than tells ends the call with that, undecided. */
-    private static void telling(AsyncRetry.Attempt<?> attempt, @Nullable AttemptScope scope, Runnable step) {
+    private static void telling(AsyncRetry.Attempt<?> attempt, @Nullable Timed timed, Runnable step) {
         try {
             step.run();
         }
         catch (RuntimeException ex) {
-            closeScope(scope);
+            close(timed);
             attempt.abandoned(ex);
         }
         catch (Error ex) {
-            closeScope(scope);
+            close(timed);
             attempt.abandoned(ex);
             throw ex;
         }
@@ -229,5 +224,41 @@ final class AsyncExchange<R> implements AsyncRetry.Attempts<R> {
     @Override
     public String toString() {
         return "AsyncExchange[" + this.exchanges.retrier().name() + ", " + this.operation + ", " + this.request + "]";
+    }
+
+    /**
+     * What times one attempt that has a timeout of its own: its scope, started from the call's context
+     * before the request is sent; a stream's deadline, which the idle watch takes over once the content
+     * has begun; and the cancellation of the request in flight when the scope's context is cancelled.
+     * All of it is made at once on the thread that starts the attempt, and closed once where the
+     * attempt's outcome is told: on the body reader when a response was read, which then finds it
+     * together rather than object by object, each a cache line another core wrote.
+     */
+    private static final class Timed {
+
+        final AttemptScope scope;
+
+        final @Nullable StreamDeadline streamDeadline;
+
+        private final CallContext.Registration cancelsRequest;
+
+        /**
+         * Starts the attempt's scope, timed by the stream's deadline when there is one.
+         *
+         * @param cancelRequest cancels the request in flight, if any: the caller must cancel a request
+         *     that it sends once the scope's context is done, which this may not have seen
+         * @throws RejectedExecutionException when the timer is closed: the attempt is not started
+         */
+        Timed(RetryingExchanges<?> exchanges, CallContext call, Duration timeout, Operation operation,
+                Runnable cancelRequest) {
+            this.streamDeadline = exchanges.streamDeadline(operation);
+            this.scope = exchanges.startAttempt(call, timeout, this.streamDeadline);
+            this.cancelsRequest = this.scope.context().onCancel(cancelRequest);
+        }
+
+        void close() {
+            this.cancelsRequest.close();
+            this.scope.close();
+        }
     }
 }

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * schedules its first check at the shorter of the two timeouts, so that it can serve the idle watch
  * whenever the content begins: a check that comes before the first-token timeout has passed, the
  * content not begun, waits again, for the rest of the first-token timeout or the idle timeout, whichever
- * is shorter. Closing the scope withdraws it, unless the watch took it over; the watch's own
- * {@code close} withdraws it then.
+ * is shorter. Closing the scope (this deadline is its registration) withdraws it, unless the watch took
+ * it over; the registration that the watch was given withdraws it then.
  *
  * <p>Traps: it serves one scope, once; its checks run on the real timer's thread and must stay quick,
  * as the scope's and the watch's actions are. When the timer closes before the content has begun, the
@@ -89,8 +89,8 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
      *
      * @param firstToken the {@code first-token-timeout}
      * @param expire the scope's action once it has passed
-     * @return the scope's registration, whose {@code close()} withdraws the deadline unless the idle
-     *     watch took it over
+     * @return this deadline, the scope's registration, whose {@code close()} withdraws it unless the
+     *     idle watch took it over
      * @throws IllegalStateException if called a second time
      */
     @Override
@@ -103,7 +103,7 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
         this.firstTokenAt = (delay > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delay;
         this.expire = expire;
         this.pending = this.timer.schedule(Duration.ofNanos(Math.min(delay, this.idleNanos)), this::due);
-        return this::firstTokenOver;
+        return this;
     }
 
     @Override
@@ -118,29 +118,29 @@ final class StreamDeadline implements AttemptScope.Timer, CallContext.Registrati
      * @param check the watch's check, quick
      * @param watchNanos the watch's idle timeout: a shorter one than this deadline was made for (the
      *     settings refreshed meanwhile) could be checked too late, and is refused
-     * @return this deadline, whose {@code close()} the watch calls when it ends; {@code null} if the
-     *     first-token timeout passed already, the scope is closed or the watch's timeout is shorter, and
-     *     the watch must schedule its own
+     * @return the registration whose {@code close()} the watch calls when it ends, which withdraws the
+     *     deadline; {@code null} if the first-token timeout passed already, the scope is closed or the
+     *     watch's timeout is shorter, and the watch must schedule its own
      */
     CallContext.@Nullable Registration adopt(Runnable check, long watchNanos) {
         if (watchNanos < this.idleNanos) {
             return null;
         }
         this.watch = check;
-        return PHASE.compareAndSet(this, FIRST_TOKEN, WATCHING) ? this : null;
+        return PHASE.compareAndSet(this, FIRST_TOKEN, WATCHING) ? this::watchOver : null;
     }
 
-    /** The watch's end: withdraws the deadline, if the watch did not wait again on a deadline of its own. */
+    /** The scope's end: withdraws the deadline unless the watch took it over. */
     @Override
     public void close() {
-        if (PHASE.compareAndSet(this, WATCHING, OVER)) {
+        if (PHASE.compareAndSet(this, FIRST_TOKEN, OVER)) {
             withdraw();
         }
     }
 
-    /** The scope's end: withdraws the deadline unless the watch took it over. */
-    private void firstTokenOver() {
-        if (PHASE.compareAndSet(this, FIRST_TOKEN, OVER)) {
+    /** The watch's end: withdraws the deadline. */
+    private void watchOver() {
+        if (PHASE.compareAndSet(this, WATCHING, OVER)) {
             withdraw();
         }
     }
