@@ -118,8 +118,10 @@ public final class IdleWatchedStream extends FilterInputStream {
     static IdleWatchedStream watch(byte[] read, int eventsFrom, InputStream rest, Duration timeout,
             Retrier retrier, Runnable closeResponse, @Nullable StreamDeadline firstToken) {
         IdleWatchedStream watched = new IdleWatchedStream(rest, timeout, retrier, closeResponse);
-        watched.scan(read, eventsFrom, read.length - eventsFrom);
-        watched.eventEnded = false;
+        if (!endsWithBlankLine(read)) {
+            watched.scan(read, eventsFrom, read.length - eventsFrom);
+            watched.eventEnded = false;
+        }
         watched.lastEventNanos = watched.timer.nanoTime();
         CallContext.@Nullable Registration adopted = (firstToken != null)
                 ? firstToken.adopt(watched::check, watched.timeoutNanos) : null;
@@ -130,6 +132,17 @@ public final class IdleWatchedStream extends FilterInputStream {
             watched.scheduleCheck(watched.timeoutNanos);
         }
         return watched;
+    }
+
+    /**
+     * Tells whether bytes end with a blank line: a {@code \n} right after another always ends an empty
+     * line (the first may close a {@code \r\n}, the second cannot), so an event ends there, and the watch
+     * goes on as at a stream's start. Providers send whole events, so a first read almost always ends so,
+     * and the events that came with the first one need not be followed.
+     */
+    private static boolean endsWithBlankLine(byte[] bytes) {
+        int length = bytes.length;
+        return length >= 2 && bytes[length - 1] == '\n' && bytes[length - 2] == '\n';
     }
 
     @Override

@@ -177,6 +177,15 @@ class IdleWatchedStreamTests {
         }
 
         @Test
+        void aPingAfterAFirstReadThatEndedWithWholeEventsIsSilence() throws IOException {
+            byte[] read = "data: first\n\nevent: delta\r\ndata: second\r\n\n".getBytes(StandardCharsets.UTF_8);
+            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("event: ping\ndata: {}\n\n"), IDLE,
+                    retrier, closes::incrementAndGet);
+
+            assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isTrue();
+        }
+
+        @Test
         void aCommentIsSilence() throws IOException {
             assertThat(stallsWithItsEventsReadLate(watch(": keep-alive\n\n"), timer, 7)).isTrue();
         }
