@@ -23,8 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * What the {@code stream-idle-timeout}'s watch ({@link IdleWatchedStream}) costs a stream, apart from
  * Spring AI and its threads: {@link #watchOpenAiStream} starts the watch on the benchmarks' whole OpenAI
- * stream (six events, 884 bytes, as the first read after the content began finds it in memory) and ends
- * it, as a stream in {@link SpringAiHarness --in-memory} does; {@link #readLongStreamWatched} reads a
+ * stream (six events, 884 bytes, as the first read after the content began finds it in memory; they end
+ * with a blank line, so the watch need not follow them) and ends it, as a stream in
+ * {@link SpringAiHarness --in-memory} does; {@link #readLongStreamWatched} reads a
  * long answer (a thousand content events, 176 KB) through the watch, 8 KB at a time as an SDK's reader
  * does, beside {@link #readLongStreamUnwatched}, the same read without it: the difference is the watch's
  * look at every byte.
