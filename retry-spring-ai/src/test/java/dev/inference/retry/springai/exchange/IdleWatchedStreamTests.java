@@ -82,6 +82,15 @@ class IdleWatchedStreamTests {
         }
 
         @Test
+        void anEventWhoseLinesCameWithTheFirstEventEndsTheSilenceWhenItsBlankLineComes() throws IOException {
+            byte[] read = "data: first\n\ndata: second\n".getBytes(StandardCharsets.UTF_8);
+            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("\n"), IDLE, retrier,
+                    closes::incrementAndGet);
+
+            assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isFalse();
+        }
+
+        @Test
         void anEventBegunWithTheFirstEventEndsTheSilenceWhenTheWatchStartsWhereTheFirstEventEnded()
                 throws IOException {
             // The \n after the blank line's \r is the rest of a \r\n: the watch starts on it.
