@@ -74,18 +74,14 @@ class IdleWatchedStreamTests {
 
         @Test
         void anEventWhoseStartCameWithTheFirstEventEndsTheSilenceWhenItsEndComes() throws IOException {
-            byte[] read = "data: first\n\ndata: sec".getBytes(StandardCharsets.UTF_8);
-            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("ond\n\n"), IDLE, retrier,
-                    closes::incrementAndGet);
+            IdleWatchedStream watched = watchAfter("data: first\n\ndata: sec", "ond\n\n");
 
             assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isFalse();
         }
 
         @Test
         void anEventWhoseLinesCameWithTheFirstEventEndsTheSilenceWhenItsBlankLineComes() throws IOException {
-            byte[] read = "data: first\n\ndata: second\n".getBytes(StandardCharsets.UTF_8);
-            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("\n"), IDLE, retrier,
-                    closes::incrementAndGet);
+            IdleWatchedStream watched = watchAfter("data: first\n\ndata: second\n", "\n");
 
             assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isFalse();
         }
@@ -187,9 +183,8 @@ class IdleWatchedStreamTests {
 
         @Test
         void aPingAfterAFirstReadThatEndedWithWholeEventsIsSilence() throws IOException {
-            byte[] read = "data: first\n\nevent: delta\r\ndata: second\r\n\n".getBytes(StandardCharsets.UTF_8);
-            IdleWatchedStream watched = IdleWatchedStream.watch(read, stream("event: ping\ndata: {}\n\n"), IDLE,
-                    retrier, closes::incrementAndGet);
+            IdleWatchedStream watched = watchAfter("data: first\n\nevent: delta\r\ndata: second\r\n\n",
+                    "event: ping\ndata: {}\n\n");
 
             assertThat(stallsWithItsEventsReadLate(watched, timer, 64)).isTrue();
         }
@@ -253,7 +248,13 @@ class IdleWatchedStreamTests {
     }
 
     private IdleWatchedStream watch(String events) {
-        return IdleWatchedStream.watch(new byte[0], stream(events), IDLE, this.retrier, this.closes::incrementAndGet);
+        return watchAfter("", events);
+    }
+
+    /** Starts the watch on what the first read brought, the first event and what came with it, then the rest. */
+    private IdleWatchedStream watchAfter(String firstRead, String rest) {
+        return IdleWatchedStream.watch(firstRead.getBytes(StandardCharsets.UTF_8), stream(rest), IDLE, this.retrier,
+                this.closes::incrementAndGet);
     }
 
     private Retrier retrierOn(ManualTimer clock) {
