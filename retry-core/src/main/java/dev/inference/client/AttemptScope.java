@@ -218,9 +218,7 @@ public final class AttemptScope implements AutoCloseable {
     }
 
     private RuntimeException timeoutFailure() {
-        Duration passed = Objects.requireNonNull(this.timeout);
-        AttemptTimeoutException failure = new AttemptTimeoutException(
-                "The attempt ran past its timeout of " + passed + " and was abandoned", passed);
+        AttemptTimeoutException failure = new AttemptTimeoutException(Objects.requireNonNull(this.timeout));
         RuntimeException aborting = this.abortFailure;
         if (aborting != null) {
             failure.addSuppressed(aborting);

@@ -44,6 +44,20 @@ public class AttemptTimeoutException extends NetworkException {
     }
 
     /**
+     * Creates the exception for an attempt abandoned at its timeout, with the message that the
+     * library's own integrations give it, such as
+     * {@code "The attempt ran past its timeout of PT30S and was abandoned"}.
+     *
+     * @param timeout the timeout that passed, positive
+     * @throws NullPointerException if {@code timeout} is {@code null}
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
+    public AttemptTimeoutException(Duration timeout) {
+        this("The attempt ran past its timeout of " + Objects.requireNonNull(timeout, "timeout must not be null")
+                + " and was abandoned", timeout);
+    }
+
+    /**
      * Returns the timeout that the attempt ran past.
      *
      * @return the timeout, positive

@@ -263,8 +263,7 @@ public final class AsyncRetry {
                 return;
             }
             this.timedOut.set(true);
-            AttemptTimeoutException failure = new AttemptTimeoutException(
-                    "The attempt ran past its timeout of " + limit + " and was abandoned", limit);
+            AttemptTimeoutException failure = new AttemptTimeoutException(limit);
             for (Runnable abort : this.aborts) {
                 if (this.aborts.remove(abort)) {
                     try {

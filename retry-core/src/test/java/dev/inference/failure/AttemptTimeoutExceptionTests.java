@@ -26,6 +26,20 @@ class AttemptTimeoutExceptionTests {
         }
 
         @Test
+        void namesTheTimeoutInTheMessageOfAnAttemptAbandonedAtIt() {
+            AttemptTimeoutException timeout = new AttemptTimeoutException(TIMEOUT);
+
+            assertThat(timeout).hasMessage("The attempt ran past its timeout of PT30S and was abandoned").hasNoCause();
+            assertThat(timeout.timeout()).isEqualTo(TIMEOUT);
+        }
+
+        @Test
+        void refusesANullTimeoutForTheMessageOfItsOwn() {
+            assertThatNullPointerException().isThrownBy(() -> new AttemptTimeoutException((Duration) null))
+                .withMessage("timeout must not be null");
+        }
+
+        @Test
         void isANetworkException() {
             assertThat(new AttemptTimeoutException("took too long", TIMEOUT)).isInstanceOf(NetworkException.class);
         }

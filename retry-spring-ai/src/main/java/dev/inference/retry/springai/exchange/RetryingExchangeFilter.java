@@ -123,8 +123,7 @@ public final class RetryingExchangeFilter implements ExchangeFilterFunction {
             return attempt;
         }
         Duration limit = timeout.get();
-        return attempt.timeout(limit, Mono.error(() -> new AttemptTimeoutException(
-                "The attempt ran past its timeout of " + limit + " and was abandoned", limit)), Schedulers.parallel());
+        return attempt.timeout(limit, Mono.error(() -> new AttemptTimeoutException(limit)), Schedulers.parallel());
     }
 
     /** Signals a cancellation of the call, if it ever comes; withdraws its registration either way. */
