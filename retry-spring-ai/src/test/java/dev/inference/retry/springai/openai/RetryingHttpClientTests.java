@@ -21,7 +21,9 @@ import com.openai.core.http.HttpResponse;
 import com.openai.errors.InternalServerException;
 import com.openai.errors.OpenAIIoException;
 import com.openai.errors.RateLimitException;
+import dev.inference.client.AttemptScope;
 import dev.inference.client.CallContext;
+import dev.inference.failure.AttemptTimeoutException;
 import dev.inference.failure.HttpStatusException;
 import dev.inference.failure.NetworkException;
 import dev.inference.failure.ShutdownException;
@@ -47,6 +49,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -310,6 +313,40 @@ class RetryingHttpClientTests {
 
     @Nested
     class Async {
+
+        @Test
+        void retriesAnAttemptWhoseTimeoutPassesAsItsResponseIsReadAndClosesThatResponse() {
+            List<Runnable> timeouts = new CopyOnWriteArrayList<>();
+            AttemptScope.Timer timer = (delay, action) -> {
+                timeouts.add(action);
+                return () -> {
+                };
+            };
+            // The first response's body ends just as its attempt's timeout passes: the timer runs at its end.
+            byte[] late = "{\"ok\":false}".getBytes(StandardCharsets.UTF_8);
+            ScriptedResponse first = new ScriptedResponse(200, "application/json",
+                    () -> new SequenceInputStream(new ByteArrayInputStream(late), new InputStream() {
+
+                        @Override
+                        public int read() {
+                            timeouts.get(0).run();
+                            return -1;
+                        }
+                    }));
+            ScriptedResponse second = ScriptedResponse.text(200, "application/json", () -> "{\"ok\":true}");
+            List<ScriptedResponse> responses = List.of(first, second);
+            AtomicInteger sent = new AtomicInteger();
+            HttpClient client = client(retrier(QUICK).timer(timer).timeouts(Timeouts.none().withAttempt(Duration.ofSeconds(30)))
+                .build(), (request) -> CompletableFuture.completedFuture(responses.get(sent.getAndIncrement())));
+
+            try (HttpResponse response = client.executeAsync(request(false)).join()) {
+                assertThat(body(response)).isEqualTo("{\"ok\":true}");
+            }
+            assertThat(sent).hasValue(2);
+            assertThat(first.closes()).isPositive();
+            assertThat(events.scheduled()).singleElement()
+                .satisfies((retried) -> assertThat(retried.failed().failure()).isInstanceOf(AttemptTimeoutException.class));
+        }
 
         @Test
         void waitsWithoutBlockingAndCompletesWithTheResponseOfTheAttemptThatSucceeded() {

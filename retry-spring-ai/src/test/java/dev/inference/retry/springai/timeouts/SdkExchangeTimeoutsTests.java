@@ -229,6 +229,18 @@ class SdkExchangeTimeoutsTests {
         }
 
         @Test
+        void abandonsAStreamWhoseResponseNeverBeginsAtItsFirstTokenTimeoutAndSucceedsOnTheNext() {
+            SseScriptServer.Script stream = (exchange) -> exchange.sse()
+                .data(OpenAiWire.chunk("Hel"))
+                .data(OpenAiWire.chunk("lo"))
+                .data("[DONE]");
+            server.enqueue(stream, SseScriptServer.Exchange::hang, stream);
+            openAi(Timeouts.none().withFirstToken(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
+                    (prompt) -> streamed(context.getBean("openAiChatModel", StreamingChatModel.class)), "Hi",
+                    (answer) -> assertThat(answer).isEqualTo("Hello")));
+        }
+
+        @Test
         void leavesAnEstablishedStreamToItsReaderOnceItsFirstTokenHasCome() {
             server.enqueue((exchange) -> exchange.sse()
                 .data(OpenAiWire.chunk("Hel"))
@@ -447,6 +459,25 @@ class SdkExchangeTimeoutsTests {
                 assertThat(server.requestCount()).isEqualTo(2);
                 awaitTrue(() -> server.closedByClient() == 1);
             });
+        }
+    }
+
+    @Nested
+    class AnthropicHungStream {
+
+        @Test
+        void abandonsAStreamWhoseResponseNeverBeginsAtItsFirstTokenTimeoutAndSucceedsOnTheNext() {
+            SseScriptServer.Script stream = (exchange) -> {
+                exchange.sse();
+                for (String event : AnthropicWire.stream(List.of("Hel", "lo")).split("\n\n")) {
+                    exchange.event(name(event), data(event));
+                }
+            };
+            server.enqueue(stream, SseScriptServer.Exchange::hang, stream);
+            anthropic(Timeouts.none().withFirstToken(TIMEOUT).withStreamIdle(TIMEOUT),
+                    (context) -> assertAnsweredAfterOneHungAttempt(server,
+                            (prompt) -> streamed(context.getBean("anthropicChatModel", StreamingChatModel.class)), "Hi",
+                            (answer) -> assertThat(answer).isEqualTo("Hello")));
         }
     }
 
