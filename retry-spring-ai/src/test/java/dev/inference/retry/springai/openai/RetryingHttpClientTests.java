@@ -336,8 +336,11 @@ class RetryingHttpClientTests {
             ScriptedResponse second = ScriptedResponse.text(200, "application/json", () -> "{\"ok\":true}");
             List<ScriptedResponse> responses = List.of(first, second);
             AtomicInteger sent = new AtomicInteger();
-            HttpClient client = client(retrier(QUICK).timer(timer).timeouts(Timeouts.none().withAttempt(Duration.ofSeconds(30)))
-                .build(), (request) -> CompletableFuture.completedFuture(responses.get(sent.getAndIncrement())));
+            Retrier timed = retrier(QUICK).timer(timer)
+                .timeouts(Timeouts.none().withAttempt(Duration.ofSeconds(30)))
+                .build();
+            HttpClient client = client(timed,
+                    (request) -> CompletableFuture.completedFuture(responses.get(sent.getAndIncrement())));
 
             try (HttpResponse response = client.executeAsync(request(false)).join()) {
                 assertThat(body(response)).isEqualTo("{\"ok\":true}");
@@ -345,7 +348,8 @@ class RetryingHttpClientTests {
             assertThat(sent).hasValue(2);
             assertThat(first.closes()).isPositive();
             assertThat(events.scheduled()).singleElement()
-                .satisfies((retried) -> assertThat(retried.failed().failure()).isInstanceOf(AttemptTimeoutException.class));
+                .satisfies((retried) -> assertThat(retried.failed().failure())
+                    .isInstanceOf(AttemptTimeoutException.class));
         }
 
         @Test

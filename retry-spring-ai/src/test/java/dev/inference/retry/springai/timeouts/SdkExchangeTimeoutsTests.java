@@ -443,12 +443,7 @@ class SdkExchangeTimeoutsTests {
                 while (true) {
                     exchange.event("ping", data(AnthropicWire.ping())).pause(KEEP_ALIVE_EVERY);
                 }
-            }, (exchange) -> {
-                exchange.sse();
-                for (String event : AnthropicWire.stream(List.of("Hel", "lo")).split("\n\n")) {
-                    exchange.event(name(event), data(event));
-                }
-            });
+            }, SdkExchangeTimeoutsTests::anthropicHello);
             anthropic(Timeouts.none().withFirstToken(TIMEOUT), (context) -> {
                 long start = System.nanoTime();
 
@@ -460,20 +455,11 @@ class SdkExchangeTimeoutsTests {
                 awaitTrue(() -> server.closedByClient() == 1);
             });
         }
-    }
-
-    @Nested
-    class AnthropicHungStream {
 
         @Test
         void abandonsAStreamWhoseResponseNeverBeginsAtItsFirstTokenTimeoutAndSucceedsOnTheNext() {
-            SseScriptServer.Script stream = (exchange) -> {
-                exchange.sse();
-                for (String event : AnthropicWire.stream(List.of("Hel", "lo")).split("\n\n")) {
-                    exchange.event(name(event), data(event));
-                }
-            };
-            server.enqueue(stream, SseScriptServer.Exchange::hang, stream);
+            server.enqueue(SdkExchangeTimeoutsTests::anthropicHello, SseScriptServer.Exchange::hang,
+                    SdkExchangeTimeoutsTests::anthropicHello);
             anthropic(Timeouts.none().withFirstToken(TIMEOUT).withStreamIdle(TIMEOUT),
                     (context) -> assertAnsweredAfterOneHungAttempt(server,
                             (prompt) -> streamed(context.getBean("anthropicChatModel", StreamingChatModel.class)), "Hi",
@@ -491,6 +477,14 @@ class SdkExchangeTimeoutsTests {
             anthropic(Timeouts.none().withAttempt(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
                     context.getBean("anthropicChatModel", ChatModel.class)::call, "Hi",
                     (answer) -> assertThat(answer).isEqualTo("Hello")));
+        }
+    }
+
+    /** Anthropic's whole stream of "Hello", in two text deltas. */
+    private static void anthropicHello(SseScriptServer.Exchange exchange) throws IOException {
+        exchange.sse();
+        for (String event : AnthropicWire.stream(List.of("Hel", "lo")).split("\n\n")) {
+            exchange.event(name(event), data(event));
         }
     }
 
