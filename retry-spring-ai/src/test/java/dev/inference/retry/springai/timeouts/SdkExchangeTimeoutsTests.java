@@ -195,7 +195,7 @@ class SdkExchangeTimeoutsTests {
                 while (true) {
                     exchange.comment("keep-alive").pause(KEEP_ALIVE_EVERY);
                 }
-            }, (exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).data(OpenAiWire.chunk("lo")).data("[DONE]"));
+            }, SdkExchangeTimeoutsTests::openAiHello);
             openAi(Timeouts.none().withFirstToken(TIMEOUT), (context) -> {
                 long start = System.nanoTime();
 
@@ -216,7 +216,7 @@ class SdkExchangeTimeoutsTests {
                 while (true) {
                     exchange.comment("keep-alive").pause(KEEP_ALIVE_EVERY);
                 }
-            }, (exchange) -> exchange.sse().data(OpenAiWire.chunk("Hel")).data(OpenAiWire.chunk("lo")).data("[DONE]"));
+            }, SdkExchangeTimeoutsTests::openAiHello);
             openAi(Timeouts.none().withFirstToken(firstToken).withStreamIdle(TIMEOUT), (context) -> {
                 long start = System.nanoTime();
 
@@ -230,11 +230,8 @@ class SdkExchangeTimeoutsTests {
 
         @Test
         void abandonsAStreamWhoseResponseNeverBeginsAtItsFirstTokenTimeoutAndSucceedsOnTheNext() {
-            SseScriptServer.Script stream = (exchange) -> exchange.sse()
-                .data(OpenAiWire.chunk("Hel"))
-                .data(OpenAiWire.chunk("lo"))
-                .data("[DONE]");
-            server.enqueue(stream, SseScriptServer.Exchange::hang, stream);
+            server.enqueue(SdkExchangeTimeoutsTests::openAiHello, SseScriptServer.Exchange::hang,
+                    SdkExchangeTimeoutsTests::openAiHello);
             openAi(Timeouts.none().withFirstToken(TIMEOUT), (context) -> assertAnsweredAfterOneHungAttempt(server,
                     (prompt) -> streamed(context.getBean("openAiChatModel", StreamingChatModel.class)), "Hi",
                     (answer) -> assertThat(answer).isEqualTo("Hello")));
@@ -478,6 +475,11 @@ class SdkExchangeTimeoutsTests {
                     context.getBean("anthropicChatModel", ChatModel.class)::call, "Hi",
                     (answer) -> assertThat(answer).isEqualTo("Hello")));
         }
+    }
+
+    /** OpenAI's whole stream of "Hello", in two chunks. */
+    private static void openAiHello(SseScriptServer.Exchange exchange) throws IOException {
+        exchange.sse().data(OpenAiWire.chunk("Hel")).data(OpenAiWire.chunk("lo")).data("[DONE]");
     }
 
     /** Anthropic's whole stream of "Hello", in two text deltas. */
